@@ -1,0 +1,33 @@
+// Weighted means of per-cell metrics over any grouping: the one function behind every
+// level (overall, per cluster, per slice, per filter).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clusterscore/metric_table.h"
+
+namespace clusterscore {
+
+// The units being grouped: either the cells themselves (`cell` empty: unit k is cell k)
+// or items (`cell[u]` is item u's cell, kNone for items outside T, which are skipped).
+// `group[u]` in [0, n_groups) or kNone (skipped); `weight[u]` and `count[u]` are the
+// unit's total weight and item count.
+struct Units {
+  std::span<const uint32_t> cell;
+  std::span<const uint32_t> group;
+  std::span<const double> weight;
+  std::span<const uint64_t> count;
+};
+
+// For each group with at least one item: Σ count, Σ weight, and for each metric column
+// k ≥ first_column of `per_cell`, Σ weight·value / Σ weight (compensated sums). Output
+// names are per_cell.names[first_column..], renamed by `rename` (pairs old → new).
+// Groups come out in increasing code order. O(units × metrics).
+GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Units& units,
+                     size_t n_groups,
+                     const std::vector<std::pair<std::string, std::string>>& rename = {});
+
+}  // namespace clusterscore

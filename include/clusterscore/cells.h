@@ -1,0 +1,39 @@
+// The weighted cell table: the sufficient statistic of every metric.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clusterscore/clustering.h"
+
+namespace clusterscore {
+
+// One cell per (A cluster, B cluster) pair that shares at least one common item
+// (an item of T = A ∩ B), with its item count, Σw and Σw²; and the marginals of the
+// clusters restricted to T. Clusters that do not meet T have zero marginals.
+struct CellTable {
+  size_t n_rows = 0, n_cols = 0;  // number of A clusters, B clusters (all of them)
+  std::vector<uint32_t> row, col;
+  std::vector<uint64_t> count;
+  std::vector<double> weight, weight_sq;
+  std::vector<uint64_t> row_count, col_count;    // per cluster, over T
+  std::vector<double> row_weight, col_weight;    // per cluster, over T
+  std::vector<uint32_t> row_cells, col_cells;    // number of cells in each row / column
+  uint64_t total_count = 0;
+  double total_weight = 0.0;
+
+  size_t size() const { return row.size(); }
+};
+
+// Builds the cells of the common items, in order of first appearance in item order.
+// `cell_of_item` (if not null) receives each item's cell, kNone outside T.
+// All sums are compensated. O(items) expected time.
+CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of_item);
+
+// Cells from explicit (row, col, count, weight, weight_sq) lists, e.g. partial tables
+// computed elsewhere; repeated (row, col) pairs are added up. Marginals are derived.
+CellTable cells_from_lists(size_t n_rows, size_t n_cols, const std::vector<uint32_t>& row,
+                           const std::vector<uint32_t>& col, const std::vector<uint64_t>& count,
+                           const std::vector<double>& weight, const std::vector<double>& weight_sq);
+
+}  // namespace clusterscore

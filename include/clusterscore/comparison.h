@@ -1,0 +1,77 @@
+// A comparison of two clusterings A and B on their common items T: the joined items,
+// the cell table, per-cell metrics of one family, and every level of aggregation.
+// `clusterscore::evaluate` (truth vs actual) and `diff` (base vs exp) are both this.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clusterscore/aggregate.h"
+#include "clusterscore/cells.h"
+#include "clusterscore/clustering.h"
+#include "clusterscore/impact.h"
+#include "clusterscore/metric_table.h"
+
+namespace clusterscore {
+
+enum class MetricFamily {
+  kPointwise,  // SPEC §1: A is the truth, B the actual clustering
+  kImpact,     // SPEC §3: A is Base, B is Exp
+};
+enum class Side { kA, kB };
+
+// Item counts and weights of A (S), B (S'), T = S ∩ S', S \ S' and S' \ S, and the
+// number of clusters of each side in all and meeting T.
+struct Coverage {
+  uint64_t a_items = 0, b_items = 0, common_items = 0, a_only_items = 0, b_only_items = 0;
+  double a_weight = 0, b_weight = 0, common_weight = 0, a_only_weight = 0, b_only_weight = 0;
+  uint64_t a_clusters = 0, b_clusters = 0, a_clusters_common = 0, b_clusters_common = 0;
+  uint64_t items_table_rows = 0, items_table_unmatched = 0;
+};
+
+// Items grouped by the values of one or more items-table columns.
+struct ItemGrouping {
+  std::vector<uint32_t> item_group;  // per joined item
+  size_t n_groups = 0;
+  // Per group: an items-table row holding its values, or kNone for the group of items
+  // that have no row in the items table (all values null).
+  std::vector<uint32_t> group_row;
+};
+
+class Comparison {
+ public:
+  // Throws InputError as join() does, and when A and B share no item.
+  Comparison(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
+             MetricFamily family);
+
+  const JoinedClusterings& joined() const { return joined_; }
+  const CellTable& cells() const { return cells_; }
+  const MetricTable& cell_metrics() const { return metrics_; }
+  MetricFamily family() const { return family_; }
+
+  Coverage coverage() const;
+  GroupTable overall() const;
+  GroupTable by_cluster(Side side) const;  // group codes are cluster indices of that side
+  GroupTable by_items(const ItemGrouping& grouping) const;
+  // Groups items by the values of items-table columns (each of length items_table_rows;
+  // nulls allowed and form their own value). Requires an items table.
+  ItemGrouping group_items(const std::vector<IdColumn>& columns) const;
+  ImpactSummary impact() const;  // kImpact only
+
+  // Common items in item order (so in A's row order): item index, cell index.
+  std::vector<uint32_t> common_items() const;
+  const std::vector<uint32_t>& cell_of_item() const { return cell_of_item_; }
+
+ private:
+  GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
+  GroupTable finish(GroupTable t) const;
+  size_t first_mean() const;
+
+  MetricFamily family_;
+  JoinedClusterings joined_;
+  std::vector<uint32_t> cell_of_item_;
+  CellTable cells_;
+  MetricTable metrics_;
+};
+
+}  // namespace clusterscore

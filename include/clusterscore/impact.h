@@ -1,0 +1,33 @@
+// Per-cell ABCDE impact metrics of Exp (B) against Base (A): SPEC §3.
+#pragma once
+
+#include <cstdint>
+
+#include "clusterscore/cells.h"
+#include "clusterscore/metric_table.h"
+
+namespace clusterscore {
+
+// Columns: B, E, X, U (weights: the item's Base cluster, Exp cluster, their
+// intersection, their union, all within T), then split_distance, merge_distance,
+// jaccard_distance, jaccard_index, split_rate, merge_rate, affected (1 or 0).
+// `affected` is decided on item counts, so it is exact. O(cells).
+MetricTable impact_cells(const CellTable& cells);
+
+// The columns of impact_cells from this index on are averaged over groups
+// (the mean of `affected` is reported as `affected_share`, the affected weight's share).
+inline constexpr size_t kImpactFirstMean = 4;
+
+// Overall figures of SPEC §3 beyond the weighted means.
+struct ImpactSummary {
+  uint64_t affected_items = 0;
+  double affected_weight = 0.0;
+  double affected_jaccard_index = 0.0;    // Σ_affected w·jaccard_index / w(T)
+  double unaffected_jaccard_index = 0.0;  // w(unaffected) / w(T)
+  uint64_t base_clusters_split = 0;       // Base clusters whose common items span ≥ 2 Exp clusters
+  uint64_t exp_clusters_merged = 0;       // Exp clusters whose common items span ≥ 2 Base clusters
+};
+
+ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact);
+
+}  // namespace clusterscore

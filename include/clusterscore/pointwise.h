@@ -1,0 +1,21 @@
+// Per-cell pointwise metrics of an actual clustering (B) against a truth (A): SPEC §1.
+#pragma once
+
+#include "clusterscore/cells.h"
+#include "clusterscore/metric_table.h"
+
+namespace clusterscore {
+
+// Columns: tp, fp, fn, tn (weights), then precision, recall, f1, accuracy,
+// jaccard_index, jaccard_distance, over_merge_rate, under_merge_rate. For a cell
+// (truth row r, actual column c): tp = w(cell), fp = w(c) − tp, fn = w(r) − tp,
+// tn = w(T) − tp − fp − fn. Every denominator is ≥ tp > 0. O(cells).
+MetricTable pointwise_cells(const CellTable& cells);
+
+// The columns of pointwise_cells from this index on are averaged over groups.
+inline constexpr size_t kPointwiseFirstMean = 4;
+
+// Adds `f1_of_means`, the harmonic mean of each group's precision and recall.
+void add_pointwise_derived(struct GroupTable* groups);
+
+}  // namespace clusterscore

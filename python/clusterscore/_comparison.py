@@ -1,0 +1,190 @@
+"""What `evaluate` and `diff` share: loading both clusterings and the items table,
+handing them to the C++ core, and presenting its tables as dicts and DataFrames."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from . import _arrays, _core
+from ._io import Source, item_id_arrays, load_clustering, load_items
+
+_NONE = 0xFFFFFFFF
+
+
+class Comparison:
+    """Two clusterings A and B compared on their common items T (see SPEC.md)."""
+
+    _roles: tuple[str, str]
+    _family: _core.MetricFamily
+    _item_metrics_first: str  # first per-item column that is a metric
+
+    def __init__(
+        self,
+        a: Any,
+        b: Any,
+        items: Any = None,
+        *,
+        item_col: str = "item_id",
+        cluster_col: str = "cluster_id",
+        weight_col: str = "weight",
+    ) -> None:
+        ra, rb = self._roles
+        self._item_col, self._cluster_col, self._weight_col = item_col, cluster_col, weight_col
+        self._a = load_clustering(a, ra, item_col, cluster_col)
+        self._b = load_clustering(b, rb, item_col, cluster_col)
+        self._items = None if items is None else load_items(items, item_col, weight_col)
+        id_cols = [self._a.table.column(item_col), self._b.table.column(item_col)]
+        if self._items is not None:
+            id_cols.append(self._items.table.column(item_col))
+        ids = item_id_arrays(*id_cols)
+        items_arg = weights = None
+        if self._items is not None:
+            items_arg = _arrays.id_tuple(ids[2])
+            if weight_col in self._items.table.column_names:
+                weights = _arrays.float_array(self._items.table.column(weight_col))
+        with self._errors():
+            self._core = _core.Comparison(
+                ra,
+                _arrays.id_tuple(ids[0]),
+                _arrays.id_tuple(_arrays.normalize_ids(self._a.table.column(cluster_col))),
+                rb,
+                _arrays.id_tuple(ids[1]),
+                _arrays.id_tuple(_arrays.normalize_ids(self._b.table.column(cluster_col))),
+                items_arg,
+                weights,
+                self._family,
+            )
+
+    # -- errors ------------------------------------------------------------------------
+
+    def _errors(self) -> _ErrorContext:
+        return _ErrorContext(self)
+
+    def _source(self, name: str) -> Source | None:
+        return {self._roles[0]: self._a, self._roles[1]: self._b, "items": self._items}.get(name)
+
+    # -- summaries -----------------------------------------------------------------------
+
+    @property
+    def coverage(self) -> dict[str, float | int]:
+        """Item counts and weights of each side, the common items T, and what is missing."""
+        c = self._core.coverage()
+        ra, rb = self._roles
+        out: dict[str, float | int] = {}
+        for key in ("items", "weight"):
+            out[f"{ra}_{key}"] = getattr(c, f"a_{key}")
+            out[f"{rb}_{key}"] = getattr(c, f"b_{key}")
+            out[f"common_{key}"] = getattr(c, f"common_{key}")
+            out[f"{ra}_only_{key}"] = getattr(c, f"a_only_{key}")
+            out[f"{rb}_only_{key}"] = getattr(c, f"b_only_{key}")
+        out[f"{ra}_clusters"] = c.a_clusters
+        out[f"{rb}_clusters"] = c.b_clusters
+        out[f"{ra}_clusters_common"] = c.a_clusters_common
+        out[f"{rb}_clusters_common"] = c.b_clusters_common
+        if self._items is not None:
+            out["items_table_rows"] = c.items_table_rows
+            out["items_table_unmatched"] = c.items_table_unmatched
+        return out
+
+    @property
+    def overall(self) -> dict[str, float]:
+        """Every metric over all common items (weighted means, SPEC)."""
+        g = self._core.overall()
+        return {k: float(v[0]) for k, v in g.items() if k not in ("group", "items", "weight")}
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def per_item(self) -> pd.DataFrame:
+        """One row per common item, in the order of the first clustering."""
+        return self.per_item_table().to_pandas()
+
+    def per_cluster(self, side: str) -> pd.DataFrame:
+        """One row per cluster of `side` that meets the common items."""
+        return self.per_cluster_table(side).to_pandas()
+
+    def per_slice(self, column: str | Sequence[str]) -> pd.DataFrame:
+        """One row per value (or combination of values) of items-table column(s)."""
+        return self.per_slice_table(column).to_pandas()
+
+    def per_item_table(self) -> pa.Table:
+        d = self._core.per_item()
+        ra, rb = self._roles
+        item = d.pop("item")
+        b_row = d.pop("b_cluster_row")
+        cols: dict[str, Any] = {
+            self._item_col: self._a.table.column(self._item_col).take(item),
+            f"{ra}_cluster": self._a.table.column(self._cluster_col).take(item),
+            f"{rb}_cluster": self._b.table.column(self._cluster_col).take(b_row),
+            "weight": d.pop("weight"),
+        }
+        cols.update(self._item_columns(d))
+        return pa.table(cols)
+
+    def _item_columns(self, d: dict[str, np.ndarray]) -> dict[str, Any]:
+        return d
+
+    def per_cluster_table(self, side: str) -> pa.Table:
+        if side not in self._roles:
+            raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self._roles)}")
+        a_side = side == self._roles[0]
+        core_side = _core.Side.a if a_side else _core.Side.b
+        g = self._core.by_cluster(core_side)
+        first = self._core.cluster_first_rows(core_side)[g.pop("group")]
+        src = self._a if a_side else self._b
+        label = src.table.column(self._cluster_col).take(first)
+        return self._group_table({"cluster_id": label}, g)
+
+    def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
+        columns = [column] if isinstance(column, str) else list(column)
+        if self._items is None:
+            raise ValueError("per_slice needs an items table (items=...) holding the slice columns")
+        if not columns:
+            raise ValueError("per_slice needs at least one column")
+        table = self._items.table
+        for c in columns:
+            if c not in table.column_names or c == self._item_col:
+                have = ", ".join(n for n in table.column_names if n != self._item_col)
+                raise ValueError(f"{self._items.name}: no slice column {c!r} (columns: {have})")
+        arrays = [_arrays.normalize_ids(table.column(c)) for c in columns]
+        with self._errors():
+            grouping = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])
+            g = self._core.by_items(grouping)
+        rows = grouping.group_row[g.pop("group")]
+        idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
+        labels = {c: table.column(c).take(idx) for c in columns}
+        return self._group_table(labels, g)
+
+    @staticmethod
+    def _group_table(labels: dict[str, Any], g: dict[str, np.ndarray]) -> pa.Table:
+        cols: dict[str, Any] = dict(labels)
+        cols["items"] = g.pop("items").astype(np.int64)
+        cols["weight"] = g.pop("weight")
+        cols.update(g)
+        return pa.table(cols)
+
+
+class _ErrorContext:
+    """Turns the core's InputError(message, source, row) into a ValueError naming the
+    file and line (or input and row) the user has to fix."""
+
+    def __init__(self, owner: Comparison) -> None:
+        self._owner = owner
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, typ: Any, exc: Any, tb: Any) -> bool:
+        if typ is None or not issubclass(typ, _core.InputError):
+            return False
+        message, source, row = exc.args
+        src = self._owner._source(source)
+        if src is None:
+            a, b = self._owner._a.name, self._owner._b.name
+            raise ValueError(f"{a} vs {b}: {message}") from None
+        where = src.where(row) if row >= 0 else src.name
+        raise ValueError(f"{where}: {message}") from None

@@ -1,0 +1,35 @@
+"""Scoring a clustering against a ground truth (SPEC §1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import _core
+from ._comparison import Comparison
+
+
+class Evaluation(Comparison):
+    """An actual clustering scored against a truth on their common items.
+
+    `.overall` and `.coverage` are dicts; `.per_item()`, `.per_cluster("truth" | "actual")`
+    and `.per_slice(column)` are pandas DataFrames.
+    """
+
+    _roles = ("truth", "actual")
+    _family = _core.MetricFamily.pointwise
+
+
+def evaluate(
+    truth: Any,
+    actual: Any,
+    items: Any = None,
+    *,
+    item_col: str = "item_id",
+    cluster_col: str = "cluster_id",
+    weight_col: str = "weight",
+) -> Evaluation:
+    """Scores `actual` against `truth` (each a path, DataFrame, Arrow table or dict
+    {item: cluster}); `items` optionally gives weights and slice columns."""
+    return Evaluation(
+        truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
+    )

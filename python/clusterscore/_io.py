@@ -1,0 +1,213 @@
+"""Reading clusterings and items tables: files, DataFrames, Arrow tables, dicts.
+
+Every problem is reported as a ValueError that names the file (or input), the line
+(or row) and the value, so that a user can find and fix it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+
+from . import _arrays
+
+_CSV = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+_PARQUET = {".parquet", ".pq"}
+_COMPRESSED = {".gz", ".bz2", ".zst", ".lz4"}
+
+
+@dataclass
+class Source:
+    """A table and where it came from, to name places in error messages."""
+
+    table: pa.Table
+    name: str  # file path, or the role for in-memory input
+    kind: str  # "csv", "parquet" or "memory"
+    path: Path | None = None
+
+    def where(self, row: int) -> str:
+        """'truth.csv line 7', 'actual.parquet row 6' or 'truth row 6' (rows from 0)."""
+        if self.kind == "csv" and self.path is not None:
+            return f"{self.name} line {_csv_line_of_row(self.path, row)}"
+        return f"{self.name} row {row}"
+
+
+def _csv_line_of_row(path: Path, row: int) -> int:
+    """1-based line of data row `row` (0-based), skipping the header and blank lines."""
+    seen = -1
+    with open(path, "rb") as f:
+        for number, line in enumerate(f, start=1):
+            if not line.strip():
+                continue
+            if seen == row:  # seen counts the header as -1
+                return number
+            seen += 1
+    return row + 2
+
+
+def _suffix(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes = suffixes[:-1]
+    return suffixes[-1] if suffixes else ""
+
+
+def read_file(path: str | os.PathLike, string_columns: tuple[str, ...] = ()) -> Source:
+    """Reads a CSV, TSV or Parquet file (chosen by extension) into an Arrow table.
+
+    `string_columns` are read as text from CSV so that ids like '007' stay exact.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise ValueError(f"{p}: no such file")
+    if p.is_dir():
+        raise ValueError(f"{p}: is a directory, not a file")
+    if p.stat().st_size == 0:
+        raise ValueError(f"{p}: the file is empty")
+    ext = _suffix(p)
+    if ext in _PARQUET:
+        try:
+            table = pq.read_table(p)
+        except (pa.ArrowException, OSError) as e:
+            raise ValueError(f"{p}: not a readable Parquet file ({e})") from None
+        return Source(table, str(p), "parquet", p)
+    if ext in _CSV:
+        return Source(_read_csv(p, _CSV[ext], string_columns), str(p), "csv", p)
+    raise ValueError(
+        f"{p}: unknown file type '{ext or p.name}'; use .csv, .tsv or .parquet"
+        " (optionally compressed, e.g. .csv.gz)"
+    )
+
+
+def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Table:
+    bad: list[Any] = []
+
+    def on_invalid(row: Any) -> str:
+        bad.append(row)
+        return "skip"
+
+    try:
+        table = pacsv.read_csv(
+            p,
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid),
+            convert_options=pacsv.ConvertOptions(
+                column_types={c: pa.string() for c in string_columns},
+                strings_can_be_null=False,
+            ),
+        )
+    except pa.ArrowInvalid as e:
+        kind = "TSV" if delimiter == "\t" else "CSV"
+        raise ValueError(f"{p}: cannot parse as {kind}: {e}") from None
+    if bad:
+        row = min(bad, key=lambda r: r.number if r.number is not None else 1 << 62)
+        line = f"line {row.number}" if row.number is not None else "a line"
+        raise ValueError(
+            f"{p} {line}: expected {row.expected_columns} fields, found {row.actual_columns}:"
+            f" {row.text!r}"
+        )
+    return table
+
+
+def _from_memory(obj: Any, name: str) -> pa.Table | None:
+    if isinstance(obj, pa.Table):
+        return obj
+    if isinstance(obj, pa.RecordBatch):
+        return pa.Table.from_batches([obj])
+    module = type(obj).__module__
+    if module.startswith("polars"):
+        return obj.to_arrow()
+    if module.startswith("pandas"):
+        try:
+            return pa.Table.from_pandas(obj, preserve_index=False)
+        except (pa.ArrowTypeError, pa.ArrowInvalid):
+            # Mixed-type object columns: ids are opaque, so compare them as text.
+            return pa.Table.from_pandas(obj.astype(str), preserve_index=False)
+    return None
+
+
+def load_table(obj: Any, name: str, string_columns: tuple[str, ...] = ()) -> Source:
+    """Any supported input (path, DataFrame, Arrow table) → Source."""
+    if isinstance(obj, (str, os.PathLike)):
+        return read_file(obj, string_columns)
+    table = _from_memory(obj, name)
+    if table is None:
+        raise ValueError(
+            f"{name}: expected a file path, a pandas or polars DataFrame, a pyarrow Table or a"
+            f" dict {{item: cluster}}, got {type(obj).__name__}"
+        )
+    return Source(table, name, "memory")
+
+
+def _dict_table(d: dict, item_col: str, cluster_col: str) -> pa.Table:
+    keys, values = list(d.keys()), list(d.values())
+    try:
+        return pa.table({item_col: keys, cluster_col: values})
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        return pa.table({item_col: [str(k) for k in keys], cluster_col: [str(v) for v in values]})
+
+
+def require_columns(src: Source, columns: list[str], option: str) -> None:
+    for c in columns:
+        if c not in src.table.column_names:
+            have = ", ".join(src.table.column_names) or "none"
+            raise ValueError(f"{src.name}: no column '{c}' (columns: {have}); {option}")
+
+
+def require_rows(src: Source) -> None:
+    if src.table.num_rows == 0:
+        raise ValueError(f"{src.name}: the file has no rows" if src.path else f"{src.name}: empty")
+
+
+def require_no_nulls(src: Source, column: str) -> None:
+    arr = src.table.column(column)
+    if arr.null_count:
+        row = pc.index(pc.is_null(arr), True).as_py()
+        raise ValueError(f"{src.where(row)}: missing value in column '{column}'")
+
+
+def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Source:
+    if isinstance(obj, dict):
+        src = Source(_dict_table(obj, item_col, cluster_col), role, "memory")
+    else:
+        src = load_table(obj, role, (item_col, cluster_col))
+    require_columns(src, [item_col, cluster_col], "name the columns with item_col/cluster_col")
+    require_rows(src)
+    require_no_nulls(src, item_col)
+    require_no_nulls(src, cluster_col)
+    return src
+
+
+def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
+    src = load_table(obj, "items", (item_col,))
+    require_columns(src, [item_col], "name the item column with item_col")
+    require_rows(src)
+    require_no_nulls(src, item_col)
+    if weight_col in src.table.column_names:
+        require_no_nulls(src, weight_col)
+        _require_numeric(src, weight_col)
+    return src
+
+
+def _require_numeric(src: Source, column: str) -> None:
+    arr = src.table.column(column)
+    t = arr.type
+    if pa.types.is_integer(t) or pa.types.is_floating(t):
+        return
+    for row, value in enumerate(arr.to_pylist()):
+        try:
+            float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"{src.where(row)}: {column} {value!r} is not a number") from None
+
+
+def item_id_arrays(*columns: pa.ChunkedArray) -> list[pa.Array]:
+    """Item ids of several inputs in one kind: all int64 if all integers, else all text."""
+    as_string = not all(_arrays.is_integer(c) for c in columns)
+    return [_arrays.normalize_ids(c, as_string) for c in columns]

@@ -1,0 +1,174 @@
+// Python bindings: declarations and array conversions only. Names, pandas and Arrow
+// live in the Python package.
+#include <memory>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include "clusterscore/comparison.h"
+#include "clusterscore/error.h"
+
+namespace nb = nanobind;
+using namespace clusterscore;
+
+namespace {
+
+template <class T>
+using Array = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+template <class T>
+nb::object to_numpy(std::vector<T>&& v) {
+  auto* heap = new std::vector<T>(std::move(v));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {heap->size()}, owner));
+}
+template <class T>
+nb::object to_numpy(const std::vector<T>& v) {
+  return to_numpy(std::vector<T>(v));
+}
+
+// An id column arrives as (kind, values) for integers or (kind, chars, offsets) for
+// strings, with an optional validity byte array last; see clusterscore/_arrays.py.
+IdColumn id_column(const nb::tuple& t) {
+  const std::string kind = nb::cast<std::string>(t[0]);
+  IdColumn c;
+  if (kind == "int64") {
+    auto v = nb::cast<Array<int64_t>>(t[1]);
+    c = IdColumn::of_ints(v.data(), v.shape(0));
+  } else if (kind == "string") {
+    auto chars = nb::cast<Array<uint8_t>>(t[1]);
+    auto off = nb::cast<Array<int32_t>>(t[2]);
+    c = IdColumn::of_strings(reinterpret_cast<const char*>(chars.data()), off.data(),
+                             off.shape(0) - 1);
+  } else if (kind == "large_string") {
+    auto chars = nb::cast<Array<uint8_t>>(t[1]);
+    auto off = nb::cast<Array<int64_t>>(t[2]);
+    c = IdColumn::of_strings(reinterpret_cast<const char*>(chars.data()), off.data(),
+                             off.shape(0) - 1);
+  } else {
+    throw std::invalid_argument("clusterscore: unknown id column kind " + kind);
+  }
+  if (t.size() == 4 && !t[3].is_none()) {
+    auto valid = nb::cast<Array<uint8_t>>(t[3]);
+    if (valid.shape(0) != c.size) throw std::invalid_argument("clusterscore: validity length");
+    c.valid = valid.data();
+  }
+  return c;
+}
+
+nb::dict group_dict(GroupTable&& g) {
+  nb::dict d;
+  d["group"] = to_numpy(std::move(g.group));
+  d["items"] = to_numpy(std::move(g.items));
+  d["weight"] = to_numpy(std::move(g.weight));
+  for (size_t k = 0; k < g.names.size(); ++k) d[g.names[k].c_str()] = to_numpy(std::move(g.columns[k]));
+  return d;
+}
+
+// Per common item: its index, weight and every per-cell metric of its cell.
+nb::dict per_item_dict(const Comparison& c) {
+  std::vector<uint32_t> items = c.common_items();
+  const JoinedClusterings& j = c.joined();
+  const MetricTable& m = c.cell_metrics();
+  std::vector<uint64_t> b_row(items.size());
+  std::vector<double> weight(items.size());
+  std::vector<std::vector<double>> cols(m.width(), std::vector<double>(items.size()));
+  for (size_t n = 0; n < items.size(); ++n) {
+    const uint32_t i = items[n], cell = c.cell_of_item()[i];
+    b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
+    weight[n] = j.weight[i];
+    for (size_t k = 0; k < m.width(); ++k) cols[k][n] = m.at(cell, k);
+  }
+  nb::dict d;
+  d["item"] = to_numpy(std::move(items));
+  d["b_cluster_row"] = to_numpy(std::move(b_row));
+  d["weight"] = to_numpy(std::move(weight));
+  for (size_t k = 0; k < m.width(); ++k) d[m.names[k].c_str()] = to_numpy(std::move(cols[k]));
+  return d;
+}
+
+std::unique_ptr<Comparison> make_comparison(const std::string& role_a, const nb::tuple& a_items,
+                                            const nb::tuple& a_clusters, const std::string& role_b,
+                                            const nb::tuple& b_items, const nb::tuple& b_clusters,
+                                            nb::object items, nb::object weights,
+                                            MetricFamily family) {
+  ClusteringInput a{role_a, id_column(a_items), id_column(a_clusters)};
+  ClusteringInput b{role_b, id_column(b_items), id_column(b_clusters)};
+  ItemsInput t;
+  if (!items.is_none()) {
+    t.items = id_column(nb::cast<nb::tuple>(items));
+    if (!weights.is_none()) {
+      auto w = nb::cast<Array<double>>(weights);
+      if (w.shape(0) != t.items.size) throw std::invalid_argument("clusterscore: weights length");
+      t.weights = w.data();
+    }
+  }
+  nb::gil_scoped_release release;
+  return std::make_unique<Comparison>(a, b, items.is_none() ? nullptr : &t, family);
+}
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+  static nb::object input_error = nb::steal(
+      PyErr_NewException("clusterscore._core.InputError", PyExc_ValueError, nullptr));
+  m.attr("InputError") = input_error;
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      nb::object args = nb::make_tuple(e.what(), e.source(), e.row());
+      PyErr_SetObject(input_error.ptr(), args.ptr());
+    }
+  });
+
+  nb::enum_<MetricFamily>(m, "MetricFamily")
+      .value("pointwise", MetricFamily::kPointwise)
+      .value("impact", MetricFamily::kImpact);
+  nb::enum_<Side>(m, "Side").value("a", Side::kA).value("b", Side::kB);
+
+  nb::class_<Coverage>(m, "Coverage")
+#define CS_RO(name) .def_ro(#name, &Coverage::name)
+      CS_RO(a_items) CS_RO(b_items) CS_RO(common_items) CS_RO(a_only_items) CS_RO(b_only_items)
+      CS_RO(a_weight) CS_RO(b_weight) CS_RO(common_weight) CS_RO(a_only_weight)
+      CS_RO(b_only_weight) CS_RO(a_clusters) CS_RO(b_clusters) CS_RO(a_clusters_common)
+      CS_RO(b_clusters_common) CS_RO(items_table_rows) CS_RO(items_table_unmatched);
+#undef CS_RO
+
+  nb::class_<ImpactSummary>(m, "ImpactSummary")
+      .def_ro("affected_items", &ImpactSummary::affected_items)
+      .def_ro("affected_weight", &ImpactSummary::affected_weight)
+      .def_ro("affected_jaccard_index", &ImpactSummary::affected_jaccard_index)
+      .def_ro("unaffected_jaccard_index", &ImpactSummary::unaffected_jaccard_index)
+      .def_ro("base_clusters_split", &ImpactSummary::base_clusters_split)
+      .def_ro("exp_clusters_merged", &ImpactSummary::exp_clusters_merged);
+
+  nb::class_<ItemGrouping>(m, "ItemGrouping")
+      .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })
+      .def_ro("n_groups", &ItemGrouping::n_groups);
+
+  nb::class_<Comparison>(m, "Comparison")
+      .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"),
+           nb::arg("a_clusters"), nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"),
+           nb::arg("items").none(), nb::arg("weights").none(), nb::arg("family"))
+      .def("coverage", &Comparison::coverage)
+      .def("impact", &Comparison::impact)
+      .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })
+      .def("by_cluster", [](const Comparison& c, Side s) { return group_dict(c.by_cluster(s)); })
+      .def("by_items", [](const Comparison& c, const ItemGrouping& g) {
+        return group_dict(c.by_items(g));
+      })
+      .def("group_items", [](const Comparison& c, const std::vector<nb::tuple>& cols) {
+        std::vector<IdColumn> v;
+        for (const nb::tuple& t : cols) v.push_back(id_column(t));
+        return c.group_items(v);
+      })
+      .def("per_item", &per_item_dict)
+      .def("cluster_first_rows", [](const Comparison& c, Side s) {
+        return to_numpy(s == Side::kA ? c.joined().a_cluster_first_row
+                                      : c.joined().b_cluster_first_row);
+      });
+}

@@ -1,0 +1,111 @@
+#include "clusterscore/cells.h"
+
+#include <stdexcept>
+
+#include "detail/interner.h"
+#include "detail/kahan.h"
+
+namespace clusterscore {
+namespace {
+
+using detail::KahanSum;
+
+struct CellBuilder {
+  detail::Interner index{false, 1024};
+  std::vector<uint32_t> row, col;
+  std::vector<uint64_t> count;
+  std::vector<KahanSum> weight, weight_sq;
+
+  static uint64_t key(uint32_t r, uint32_t c) { return (uint64_t(r) << 32) | c; }
+
+  uint32_t add(uint32_t r, uint32_t c, uint64_t n, double w, double w2) {
+    auto [cell, inserted] = index.insert_key(key(r, c));
+    if (inserted) {
+      row.push_back(r);
+      col.push_back(c);
+      count.push_back(0);
+      weight.emplace_back();
+      weight_sq.emplace_back();
+    }
+    count[cell] += n;
+    weight[cell].add(w);
+    weight_sq[cell].add(w2);
+    return cell;
+  }
+
+  CellTable finish(size_t n_rows, size_t n_cols) {
+    CellTable t;
+    t.n_rows = n_rows;
+    t.n_cols = n_cols;
+    t.row = std::move(row);
+    t.col = std::move(col);
+    t.count = std::move(count);
+    t.weight.reserve(t.row.size());
+    t.weight_sq.reserve(t.row.size());
+    for (const KahanSum& s : weight) t.weight.push_back(s.value());
+    for (const KahanSum& s : weight_sq) t.weight_sq.push_back(s.value());
+    add_marginals(&t);
+    return t;
+  }
+
+  static void add_marginals(CellTable* t) {
+    std::vector<KahanSum> rw(t->n_rows), cw(t->n_cols);
+    KahanSum total;
+    t->row_count.assign(t->n_rows, 0);
+    t->col_count.assign(t->n_cols, 0);
+    t->row_cells.assign(t->n_rows, 0);
+    t->col_cells.assign(t->n_cols, 0);
+    for (size_t k = 0; k < t->size(); ++k) {
+      const uint32_t r = t->row[k], c = t->col[k];
+      t->row_count[r] += t->count[k];
+      t->col_count[c] += t->count[k];
+      ++t->row_cells[r];
+      ++t->col_cells[c];
+      rw[r].add(t->weight[k]);
+      cw[c].add(t->weight[k]);
+      total.add(t->weight[k]);
+      t->total_count += t->count[k];
+    }
+    t->row_weight.reserve(t->n_rows);
+    t->col_weight.reserve(t->n_cols);
+    for (const KahanSum& s : rw) t->row_weight.push_back(s.value());
+    for (const KahanSum& s : cw) t->col_weight.push_back(s.value());
+    t->total_weight = total.value();
+  }
+};
+
+}  // namespace
+
+CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of_item) {
+  CellBuilder b;
+  if (cell_of_item) cell_of_item->assign(j.n_items(), kNone);
+  const size_t n = j.n_items();
+  constexpr size_t kPrefetch = 16;
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kPrefetch < n && j.in_both(i + kPrefetch))
+      b.index.prefetch_key(
+          CellBuilder::key(j.a_cluster[i + kPrefetch], j.b_cluster[i + kPrefetch]));
+    if (!j.in_both(i)) continue;
+    const double w = j.weight[i];
+    const uint32_t cell = b.add(j.a_cluster[i], j.b_cluster[i], 1, w, w * w);
+    if (cell_of_item) (*cell_of_item)[i] = cell;
+  }
+  return b.finish(j.n_a_clusters(), j.n_b_clusters());
+}
+
+CellTable cells_from_lists(size_t n_rows, size_t n_cols, const std::vector<uint32_t>& row,
+                           const std::vector<uint32_t>& col, const std::vector<uint64_t>& count,
+                           const std::vector<double>& weight, const std::vector<double>& weight_sq) {
+  const size_t n = row.size();
+  if (col.size() != n || count.size() != n || weight.size() != n || weight_sq.size() != n)
+    throw std::invalid_argument("clusterscore: cell lists differ in length");
+  CellBuilder b;
+  for (size_t k = 0; k < n; ++k) {
+    if (row[k] >= n_rows || col[k] >= n_cols)
+      throw std::invalid_argument("clusterscore: cell row or column out of range");
+    b.add(row[k], col[k], count[k], weight[k], weight_sq[k]);
+  }
+  return b.finish(n_rows, n_cols);
+}
+
+}  // namespace clusterscore

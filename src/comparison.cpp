@@ -1,0 +1,150 @@
+#include "clusterscore/comparison.h"
+
+#include <numeric>
+
+#include "clusterscore/error.h"
+#include "clusterscore/pointwise.h"
+#include "detail/interner.h"
+#include "detail/kahan.h"
+
+namespace clusterscore {
+namespace {
+
+[[noreturn]] void no_common_items(const JoinedClusterings& j) {
+  throw InputError("", -1,
+                   "no item is in both " + j.role_a + " (" + std::to_string(j.a_rows) +
+                       " items) and " + j.role_b + " (" + std::to_string(j.b_rows) +
+                       " items): item ids must match exactly, including their type");
+}
+
+// Per items-table row, a dense code of the tuple of values in `columns`.
+std::vector<uint32_t> tuple_codes(const std::vector<IdColumn>& columns, size_t rows,
+                                  std::vector<uint32_t>* first_row) {
+  constexpr uint32_t kNullValue = 0xFFFFFFFEu;
+  std::vector<uint32_t> codes(rows, 0);
+  for (size_t c = 0; c < columns.size(); ++c) {
+    const IdColumn& col = columns[c];
+    detail::Interner values(col.is_string(), 1024);
+    detail::Interner tuples(false, 1024);
+    first_row->clear();
+    for (size_t r = 0; r < rows; ++r) {
+      const uint32_t v = col.is_null(r) ? kNullValue : values.insert(col, r).first;
+      auto [code, inserted] = tuples.insert_key((uint64_t(codes[r]) << 32) | v);
+      if (inserted) first_row->push_back(uint32_t(r));
+      codes[r] = code;
+    }
+  }
+  return codes;
+}
+
+}  // namespace
+
+Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b,
+                       const ItemsInput* items, MetricFamily family)
+    : family_(family), joined_(join(a, b, items)) {
+  cells_ = build_cells(joined_, &cell_of_item_);
+  if (cells_.total_count == 0) no_common_items(joined_);
+  metrics_ = family == MetricFamily::kPointwise ? pointwise_cells(cells_) : impact_cells(cells_);
+}
+
+size_t Comparison::first_mean() const {
+  return family_ == MetricFamily::kPointwise ? kPointwiseFirstMean : kImpactFirstMean;
+}
+
+GroupTable Comparison::finish(GroupTable t) const {
+  if (family_ == MetricFamily::kPointwise) add_pointwise_derived(&t);
+  return t;
+}
+
+GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const {
+  Units u{{}, group, cells_.weight, cells_.count};
+  return finish(aggregate(metrics_, first_mean(), u, n_groups, {{"affected", "affected_share"}}));
+}
+
+GroupTable Comparison::overall() const {
+  std::vector<uint32_t> zero(cells_.size(), 0);
+  return aggregate_cells(zero, 1);
+}
+
+GroupTable Comparison::by_cluster(Side side) const {
+  return side == Side::kA ? aggregate_cells(cells_.row, cells_.n_rows)
+                          : aggregate_cells(cells_.col, cells_.n_cols);
+}
+
+GroupTable Comparison::by_items(const ItemGrouping& g) const {
+  if (g.item_group.size() != joined_.n_items())
+    throw std::invalid_argument("clusterscore: item grouping of the wrong length");
+  std::vector<uint64_t> ones(joined_.n_items(), 1);
+  Units u{cell_of_item_, g.item_group, joined_.weight, ones};
+  return finish(aggregate(metrics_, first_mean(), u, g.n_groups, {{"affected", "affected_share"}}));
+}
+
+ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const {
+  const JoinedClusterings& j = joined_;
+  if (j.items_row.empty()) throw InputError("items", -1, "slices need an items table");
+  for (const IdColumn& c : columns)
+    if (c.size != j.items_table_rows)
+      throw std::invalid_argument("clusterscore: slice column length differs from items table");
+  ItemGrouping g;
+  const std::vector<uint32_t> codes = tuple_codes(columns, j.items_table_rows, &g.group_row);
+  g.n_groups = g.group_row.size();
+  g.item_group.assign(j.n_items(), kNone);
+  bool missing = false;
+  for (size_t i = 0; i < j.n_items(); ++i) {
+    if (!j.in_both(i)) continue;
+    const uint32_t row = j.items_row[i];
+    missing |= row == kNone;
+    g.item_group[i] = row == kNone ? uint32_t(g.n_groups) : codes[row];
+  }
+  if (missing) {
+    g.group_row.push_back(kNone);
+    ++g.n_groups;
+  }
+  return g;
+}
+
+Coverage Comparison::coverage() const {
+  const JoinedClusterings& j = joined_;
+  Coverage c;
+  detail::KahanSum a, b, t, ao, bo;
+  for (size_t i = 0; i < j.n_items(); ++i) {
+    const bool in_a = j.a_cluster[i] != kNone, in_b = j.b_cluster[i] != kNone;
+    const double w = j.weight[i];
+    if (in_a) a.add(w);
+    if (in_b) b.add(w);
+    if (in_a && in_b) t.add(w);
+    if (in_a && !in_b) ao.add(w), ++c.a_only_items;
+    if (in_b && !in_a) bo.add(w), ++c.b_only_items;
+  }
+  c.a_items = j.a_rows;
+  c.b_items = j.b_rows;
+  c.common_items = cells_.total_count;
+  c.a_weight = a.value();
+  c.b_weight = b.value();
+  c.common_weight = t.value();
+  c.a_only_weight = ao.value();
+  c.b_only_weight = bo.value();
+  c.a_clusters = j.n_a_clusters();
+  c.b_clusters = j.n_b_clusters();
+  for (uint64_t n : cells_.row_count) c.a_clusters_common += n > 0;
+  for (uint64_t n : cells_.col_count) c.b_clusters_common += n > 0;
+  c.items_table_rows = j.items_table_rows;
+  c.items_table_unmatched = j.items_table_unmatched;
+  return c;
+}
+
+ImpactSummary Comparison::impact() const {
+  if (family_ != MetricFamily::kImpact)
+    throw std::logic_error("clusterscore: impact() on a pointwise comparison");
+  return impact_summary(cells_, metrics_);
+}
+
+std::vector<uint32_t> Comparison::common_items() const {
+  std::vector<uint32_t> out;
+  out.reserve(cells_.total_count);
+  for (size_t i = 0; i < joined_.n_items(); ++i)
+    if (cell_of_item_[i] != kNone) out.push_back(uint32_t(i));
+  return out;
+}
+
+}  // namespace clusterscore

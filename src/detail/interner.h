@@ -1,0 +1,65 @@
+// Maps ids (from one or more IdColumns of the same kind) to dense indices 0..size()-1
+// in order of first insertion. Open addressing with linear probing; O(1) expected per op.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "clusterscore/ids.h"
+#include "detail/hash.h"
+
+namespace clusterscore::detail {
+
+inline constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+class Interner {
+ public:
+  // `string_keys` must match every column later passed in; `expected` sizes the table.
+  Interner(bool string_keys, size_t expected);
+
+  // Returns {dense id, true if newly inserted}. Throws if more than 2^32-2 ids.
+  std::pair<uint32_t, bool> insert(const IdColumn& col, size_t row);
+  // Integer-key interners only: the same for a bare 64-bit key (cells, group tuples).
+  std::pair<uint32_t, bool> insert_key(uint64_t key);
+  void prefetch_key(uint64_t key) const { __builtin_prefetch(&slots_[slot_of(key)]); }
+  // Dense id of the row's value, or kNone.
+  uint32_t find(const IdColumn& col, size_t row) const;
+  // Touches the slot the row's value hashes to, so a later insert/find is a cache hit.
+  void prefetch(const IdColumn& col, size_t row) const {
+    __builtin_prefetch(&slots_[slot_of(key_of(col, row))]);
+  }
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    uint64_t key;  // the integer itself, or the string's hash
+    uint32_t id;   // kNone when empty
+  };
+  struct Ref {  // where a string id was first seen, to compare bytes
+    const IdColumn* col;
+    uint64_t row;
+  };
+
+  uint64_t key_of(const IdColumn& col, size_t row) const {
+    return strings_ ? hash_bytes(col.str(row)) : uint64_t(col.ints[row]);
+  }
+  size_t slot_of(uint64_t key) const {
+    return (strings_ ? key : mix64(key)) & mask_;
+  }
+  bool same(const Slot& s, uint64_t key, const IdColumn& col, size_t row) const {
+    if (s.key != key) return false;
+    if (!strings_) return true;
+    const Ref& r = refs_[s.id];
+    return r.col->str(r.row) == col.str(row);
+  }
+  void grow();
+
+  bool strings_;
+  std::vector<Slot> slots_;
+  std::vector<Ref> refs_;
+  size_t mask_ = 0;
+  size_t size_ = 0;
+};
+
+}  // namespace clusterscore::detail

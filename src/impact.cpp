@@ -1,0 +1,53 @@
+#include "clusterscore/impact.h"
+
+#include "detail/kahan.h"
+
+namespace clusterscore {
+
+MetricTable impact_cells(const CellTable& cells) {
+  MetricTable t;
+  t.names = {"B",           "E",           "X",         "U",
+             "split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
+             "split_rate",  "merge_rate",  "affected"};
+  t.n_rows = cells.size();
+  t.values.reserve(t.n_rows * t.width());
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const uint32_t r = cells.row[k], c = cells.col[k];
+    const double x = cells.weight[k];
+    const double b = cells.row_weight[r], e = cells.col_weight[c];
+    // B − X and E − X are sums over the other cells of the row / column; when there
+    // are none they are exactly 0 (counts decide, not float differences).
+    const bool split = cells.count[k] < cells.row_count[r];
+    const bool merge = cells.count[k] < cells.col_count[c];
+    const double bx = split ? b - x : 0.0, ex = merge ? e - x : 0.0;
+    const double u = x + bx + ex;
+    const double row[] = {b,      e,      x,           u,      bx / u, ex / u,
+                          (bx + ex) / u,  x / u,       bx / b, ex / e, (split || merge) ? 1.0 : 0.0};
+    t.values.insert(t.values.end(), std::begin(row), std::end(row));
+  }
+  return t;
+}
+
+ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact) {
+  ImpactSummary s;
+  const size_t ji = impact.column("jaccard_index"), aff = impact.column("affected");
+  detail::KahanSum affected_w, affected_j, unaffected_w;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const double w = cells.weight[k];
+    if (impact.at(k, aff) != 0.0) {
+      s.affected_items += cells.count[k];
+      affected_w.add(w);
+      affected_j.add(w * impact.at(k, ji));
+    } else {
+      unaffected_w.add(w);
+    }
+  }
+  s.affected_weight = affected_w.value();
+  s.affected_jaccard_index = affected_j.value() / cells.total_weight;
+  s.unaffected_jaccard_index = unaffected_w.value() / cells.total_weight;
+  for (uint32_t n : cells.row_cells) s.base_clusters_split += n >= 2;
+  for (uint32_t n : cells.col_cells) s.exp_clusters_merged += n >= 2;
+  return s;
+}
+
+}  // namespace clusterscore

@@ -1,0 +1,128 @@
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "clusterscore/clustering.h"
+#include "clusterscore/error.h"
+#include "detail/interner.h"
+
+namespace clusterscore {
+namespace {
+
+using detail::Interner;
+
+// Far enough ahead that the slot's cache line arrives before it is needed.
+constexpr size_t kPrefetch = 16;
+
+std::string fmt_weight(double w) {
+  std::ostringstream s;
+  s.precision(17);
+  s << w;
+  return s.str();
+}
+
+void check_same_kind(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items) {
+  const bool s = a.items.is_string();
+  if (b.items.is_string() != s || (items && items->items.is_string() != s))
+    throw std::invalid_argument("clusterscore: item ids must be all integers or all strings");
+}
+
+[[noreturn]] void duplicate(const std::string& role, const IdColumn& col, size_t first,
+                            size_t row) {
+  throw InputError(role, int64_t(row),
+                   "item " + col.repr(row) + " appears twice (rows " + std::to_string(first) +
+                       " and " + std::to_string(row) + ")");
+}
+
+size_t first_row_with(const IdColumn& col, size_t row) {
+  Interner one(col.is_string(), 1);
+  one.insert(col, row);
+  for (size_t r = 0; r < row; ++r)
+    if (one.find(col, r) != kNone) return r;
+  return row;
+}
+
+// Interns the cluster ids of one clustering; returns each row's cluster index.
+std::vector<uint32_t> intern_clusters(const IdColumn& clusters, std::vector<uint64_t>* first_row) {
+  Interner interner(clusters.is_string(), clusters.size / 8 + 16);
+  std::vector<uint32_t> out(clusters.size);
+  for (size_t r = 0; r < clusters.size; ++r) {
+    if (r + kPrefetch < clusters.size) interner.prefetch(clusters, r + kPrefetch);
+    auto [id, inserted] = interner.insert(clusters, r);
+    if (inserted) first_row->push_back(r);
+    out[r] = id;
+  }
+  return out;
+}
+
+void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings* j) {
+  j->items_row.assign(j->n_items(), kNone);
+  j->items_table_rows = t.items.size;
+  for (size_t r = 0; r < t.items.size; ++r) {
+    if (t.weights) {
+      const double w = t.weights[r];
+      if (!std::isfinite(w) || w <= 0)
+        throw InputError("items", int64_t(r),
+                         "weight " + fmt_weight(w) + " of item " + t.items.repr(r) +
+                             " is not a finite number > 0");
+    }
+    if (r + kPrefetch < t.items.size) ids.prefetch(t.items, r + kPrefetch);
+    const uint32_t item = ids.find(t.items, r);
+    if (item == kNone) {
+      ++j->items_table_unmatched;
+      continue;
+    }
+    if (j->items_row[item] != kNone) duplicate("items", t.items, j->items_row[item], r);
+    j->items_row[item] = uint32_t(r);
+    if (t.weights) j->weight[item] = t.weights[r];
+  }
+  if (j->items_table_unmatched > 0) {
+    // An unmatched row may still repeat another unmatched row: find such duplicates too.
+    Interner seen(t.items.is_string(), size_t(j->items_table_unmatched));
+    for (size_t r = 0; r < t.items.size; ++r) {
+      if (ids.find(t.items, r) != kNone) continue;
+      if (!seen.insert(t.items, r).second) duplicate("items", t.items, first_row_with(t.items, r), r);
+    }
+  }
+}
+
+}  // namespace
+
+JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b,
+                       const ItemsInput* items) {
+  check_same_kind(a, b, items);
+  if (a.items.size != a.clusters.size || b.items.size != b.clusters.size)
+    throw std::invalid_argument("clusterscore: item and cluster columns differ in length");
+  JoinedClusterings j;
+  j.role_a = a.role;
+  j.role_b = b.role;
+  j.a_rows = a.items.size;
+  j.b_rows = b.items.size;
+
+  Interner ids(a.items.is_string(), std::max(a.items.size, b.items.size));
+  j.a_cluster = intern_clusters(a.clusters, &j.a_cluster_first_row);
+  for (size_t r = 0; r < a.items.size; ++r) {
+    if (r + kPrefetch < a.items.size) ids.prefetch(a.items, r + kPrefetch);
+    auto [id, inserted] = ids.insert(a.items, r);
+    if (!inserted) duplicate(a.role, a.items, id, r);
+  }
+  const std::vector<uint32_t> b_row_cluster = intern_clusters(b.clusters, &j.b_cluster_first_row);
+  j.b_cluster.assign(a.items.size, kNone);
+  for (size_t r = 0; r < b.items.size; ++r) {
+    if (r + kPrefetch < b.items.size) ids.prefetch(b.items, r + kPrefetch);
+    auto [id, inserted] = ids.insert(b.items, r);
+    if (inserted) {
+      j.a_cluster.push_back(kNone);
+      j.b_cluster.push_back(b_row_cluster[r]);
+    } else if (j.b_cluster[id] != kNone) {
+      duplicate(b.role, b.items, first_row_with(b.items, r), r);
+    } else {
+      j.b_cluster[id] = b_row_cluster[r];
+    }
+  }
+  j.weight.assign(j.n_items(), 1.0);
+  if (items) add_items_table(*items, ids, &j);
+  return j;
+}
+
+}  // namespace clusterscore

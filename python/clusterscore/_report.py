@@ -1,0 +1,108 @@
+"""Turning results into what a person reads (rich tables) and what a program reads
+(summary.json, Parquet tables). No metric is computed here."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from rich.console import Console
+from rich.table import Table
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "—"
+        if value.is_integer() and abs(value) < 1e15:
+            return f"{int(value):,}"
+        return f"{value:.6g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.3e}"
+    if isinstance(value, int) and not isinstance(value, bool):
+        return f"{value:,}"
+    return str(value)
+
+
+def kv_table(title: str, d: dict[str, Any]) -> Table:
+    t = Table(title=title, title_justify="left")
+    t.add_column("metric")
+    t.add_column("value", justify="right")
+    for k, v in d.items():
+        t.add_row(k, fmt(v))
+    return t
+
+
+def coverage_table(cov: dict[str, Any], roles: tuple[str, str]) -> Table:
+    ra, rb = roles
+    t = Table(title="Coverage", title_justify="left")
+    for c in ("set", "items", "weight", "clusters"):
+        t.add_column(c, justify="left" if c == "set" else "right")
+    t.add_row(ra, fmt(cov[f"{ra}_items"]), fmt(cov[f"{ra}_weight"]), fmt(cov[f"{ra}_clusters"]))
+    t.add_row(rb, fmt(cov[f"{rb}_items"]), fmt(cov[f"{rb}_weight"]), fmt(cov[f"{rb}_clusters"]))
+    t.add_row(
+        "common (scored)",
+        fmt(cov["common_items"]),
+        fmt(cov["common_weight"]),
+        f"{fmt(cov[f'{ra}_clusters_common'])} / {fmt(cov[f'{rb}_clusters_common'])}",
+    )
+    t.add_row(f"only in {ra}", fmt(cov[f"{ra}_only_items"]), fmt(cov[f"{ra}_only_weight"]), "")
+    t.add_row(f"only in {rb}", fmt(cov[f"{rb}_only_items"]), fmt(cov[f"{rb}_only_weight"]), "")
+    if "items_table_unmatched" in cov:
+        t.caption = (
+            f"items table: {fmt(cov['items_table_rows'])} rows, "
+            f"{fmt(cov['items_table_unmatched'])} naming items in neither clustering"
+        )
+    return t
+
+
+def frame_table(title: str, df: pd.DataFrame, columns: list[str]) -> Table:
+    t = Table(title=title, title_justify="left")
+    for c in columns:
+        t.add_column(c, justify="left" if df[c].dtype == object else "right")
+    for row in df[columns].itertuples(index=False):
+        t.add_row(*(fmt(v.item() if hasattr(v, "item") else v) for v in row))
+    return t
+
+
+def worst(df: pd.DataFrame, rate: str, n: int = 10) -> pd.DataFrame:
+    """The n groups losing the most weight to `rate` (weight × rate), for display."""
+    lost = df["weight"] * df[rate]
+    order = lost.sort_values(ascending=False, kind="stable").index[:n]
+    return df.loc[order].assign(weight_lost=lost.loc[order]).query("weight_lost > 0")
+
+
+def json_safe(value: Any) -> Any:
+    """Plain JSON values; NaN and infinities become null (JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if hasattr(value, "item"):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def records(table: pa.Table) -> list[dict[str, Any]]:
+    return json_safe(table.to_pylist())
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(json_safe(data), indent=2, allow_nan=False) + "\n")
+
+
+def write_parquet(path: Path, table: pa.Table) -> None:
+    pq.write_table(table, path)
+
+
+def print_all(console: Console, *renderables: Any) -> None:
+    for r in renderables:
+        console.print(r)
+        console.print()

@@ -1,0 +1,127 @@
+"""The `clusterscore` command."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from . import _report as report
+from ._evaluate import Evaluation
+
+app = typer.Typer(
+    help="Fast, exact evaluation of clusterings.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+ItemsOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--items",
+        help="Items table (CSV/TSV/Parquet): item_id, optional weight (default 1), and any"
+        " other columns, each usable with --slice.",
+    ),
+]
+SliceOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--slice", help="An items-table column to report per value; repeat for several."
+    ),
+]
+OutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out", help="Directory to write summary.json and Parquet tables to (created if needed)."
+    ),
+]
+ItemColOpt = Annotated[str, typer.Option("--item-col", help="Name of the item id column.")]
+ClusterColOpt = Annotated[
+    str, typer.Option("--cluster-col", help="Name of the cluster id column.")
+]
+WeightColOpt = Annotated[
+    str, typer.Option("--weight-col", help="Name of the weight column of the items table.")
+]
+
+
+@app.callback()
+def _main() -> None:
+    """Fast, exact evaluation of clusterings. Files are CSV, TSV or Parquet (by extension)
+    with columns item_id and cluster_id (see --item-col, --cluster-col)."""
+
+
+@app.command()
+def evaluate(
+    truth: Annotated[Path, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
+    actual: Annotated[Path, typer.Argument(help="Clustering to score: item_id, cluster_id.")],
+    items: ItemsOpt = None,
+    slice_: SliceOpt = None,
+    out: OutOpt = None,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+) -> None:
+    """Score ACTUAL against TRUTH: coverage, overall pointwise metrics (precision, recall,
+    Jaccard...), per-slice tables, and the truth and actual clusters that lose the most."""
+    result = Evaluation(
+        truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
+    )
+    slices = {s: result.per_slice_table(s) for s in slice_ or []}
+    console = Console()
+    metric_cols = ["items", "weight", "precision", "recall", "f1", "jaccard_index"]
+    shown = [
+        report.coverage_table(result.coverage, result._roles),
+        report.kv_table("Overall (weighted means over common items)", result.overall),
+    ]
+    for name, table in slices.items():
+        shown.append(report.frame_table(f"Per {name}", table.to_pandas(), [name, *metric_cols]))
+    truth_df = result.per_cluster("truth")
+    actual_df = result.per_cluster("actual")
+    shown.append(
+        report.frame_table(
+            "Worst truth clusters by recall (weight lost = weight × (1 − recall))",
+            report.worst(truth_df, "under_merge_rate"),
+            ["cluster_id", "items", "weight", "recall", "weight_lost"],
+        )
+    )
+    shown.append(
+        report.frame_table(
+            "Worst actual clusters by precision (weight lost = weight × (1 − precision))",
+            report.worst(actual_df, "over_merge_rate"),
+            ["cluster_id", "items", "weight", "precision", "weight_lost"],
+        )
+    )
+    report.print_all(console, *shown)
+    if out is not None:
+        _write_evaluation(out, result, slices)
+        console.print(f"wrote {out}/summary.json and Parquet tables")
+
+
+def _write_evaluation(out: Path, result: Evaluation, slices: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    report.write_json(
+        out / "summary.json",
+        {
+            "coverage": result.coverage,
+            "overall": result.overall,
+            "slices": {name: report.records(t) for name, t in slices.items()},
+        },
+    )
+    report.write_parquet(out / "per_item.parquet", result.per_item_table())
+    report.write_parquet(out / "per_truth_cluster.parquet", result.per_cluster_table("truth"))
+    report.write_parquet(out / "per_actual_cluster.parquet", result.per_cluster_table("actual"))
+    for name, table in slices.items():
+        report.write_parquet(out / f"per_slice_{name}.parquet", table)
+
+
+def main() -> None:
+    """Entry point: bad input is one line on stderr and exit status 2, no traceback."""
+    try:
+        app()  # standalone: usage errors print click's message and exit 2
+    except (ValueError, OSError) as e:
+        Console(stderr=True).print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        sys.exit(2)

@@ -1,0 +1,65 @@
+"""The dumbest correct versions of the metrics: explicit sets per item. Test-only."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from fractions import Fraction
+
+
+def common_members(a: dict, b: dict) -> tuple[dict, dict, list]:
+    """Clusters as sets, restricted to the common items T."""
+    t = [i for i in a if i in b]
+    ta, tb = defaultdict(set), defaultdict(set)
+    for i in t:
+        ta[a[i]].add(i)
+        tb[b[i]].add(i)
+    return ta, tb, t
+
+
+def pointwise_items(truth: dict, actual: dict, w: dict) -> dict:
+    """Per item of T: tp, fp, fn, tn and every SPEC §1 metric, by set operations."""
+    ta, tb, t = common_members(truth, actual)
+    total = sum(w[i] for i in t)
+    out = {}
+    for i in t:
+        ideal, act = ta[truth[i]], tb[actual[i]]
+        tp = sum(w[j] for j in ideal & act)
+        fp = sum(w[j] for j in act - ideal)
+        fn = sum(w[j] for j in ideal - act)
+        tn = total - tp - fp - fn
+        out[i] = {
+            "tp": tp, "fp": fp, "fn": fn, "tn": tn,
+            "precision": tp / (tp + fp), "recall": tp / (tp + fn),
+            "f1": 2 * tp / (2 * tp + fp + fn), "accuracy": (tp + tn) / total,
+            "jaccard_index": tp / (tp + fp + fn), "jaccard_distance": 1 - tp / (tp + fp + fn),
+            "over_merge_rate": 1 - tp / (tp + fp), "under_merge_rate": 1 - tp / (tp + fn),
+        }  # fmt: skip
+    return out
+
+
+MEAN_METRICS = [
+    "precision", "recall", "f1", "accuracy", "jaccard_index", "jaccard_distance",
+    "over_merge_rate", "under_merge_rate",
+]  # fmt: skip
+
+
+def mean_over(per_item: dict, w: dict, members) -> dict:
+    members = [i for i in members if i in per_item]
+    total = sum(w[i] for i in members)
+    out = {m: sum(w[i] * per_item[i][m] for i in members) / total for m in MEAN_METRICS}
+    p, r = out["precision"], out["recall"]
+    out["f1_of_means"] = 2 * p * r / (p + r)
+    out["items"] = len(members)
+    out["weight"] = total
+    return out
+
+
+def groups_of(mapping: dict, items) -> dict:
+    g = defaultdict(list)
+    for i in items:
+        g[mapping.get(i)].append(i)
+    return g
+
+
+def as_fraction(x) -> Fraction:
+    return Fraction(x).limit_denominator(10**6)

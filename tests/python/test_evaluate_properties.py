@@ -1,0 +1,86 @@
+"""SPEC §1 properties on random inputs."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import SHAPES, random_clustering
+
+import clusterscore as cs
+
+METRICS = ["precision", "recall", "f1", "accuracy", "jaccard_index", "jaccard_distance",
+           "over_merge_rate", "under_merge_rate", "f1_of_means"]  # fmt: skip
+
+
+def case(seed):
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(2, 80))
+    items = list(range(n))
+    a = random_clustering(rng, items, SHAPES[seed % 4])
+    b = random_clustering(rng, items, SHAPES[(seed // 4) % 4])
+    w = rng.uniform(0.1, 5.0, n)
+    return rng, items, a, b, w
+
+
+def table(items, w):
+    return pd.DataFrame({"item_id": items, "weight": w})
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_weight_scaling_changes_nothing(seed):
+    _, items, a, b, w = case(seed)
+    base = cs.evaluate(a, b, table(items, w)).overall
+    scaled = cs.evaluate(a, b, table(items, w * 37.5)).overall
+    for m in METRICS:
+        assert scaled[m] == pytest.approx(base[m], rel=1e-12, abs=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_subdividing_an_item_changes_no_overall_metric(seed):
+    rng, items, a, b, w = case(seed)
+    base = cs.evaluate(a, b, table(items, w)).overall
+    # split every item into k copies in the same cells sharing its weight
+    a2, b2, items2, w2 = {}, {}, [], []
+    for i, wi in zip(items, w):
+        k = int(rng.integers(1, 4))
+        parts = rng.dirichlet(np.ones(k)) * wi
+        for j in range(k):
+            key = f"{i}/{j}"
+            a2[key], b2[key] = a[i], b[i]
+            items2.append(key)
+            w2.append(parts[j])
+    sub = cs.evaluate(a2, b2, table(items2, np.array(w2))).overall
+    for m in METRICS:
+        assert sub[m] == pytest.approx(base[m], rel=1e-9, abs=1e-12), m
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_swapping_truth_and_actual_swaps_precision_and_recall(seed):
+    _, items, a, b, w = case(seed)
+    ab = cs.evaluate(a, b, table(items, w)).overall
+    ba = cs.evaluate(b, a, table(items, w)).overall
+    assert ba["precision"] == pytest.approx(ab["recall"], rel=1e-12)
+    assert ba["recall"] == pytest.approx(ab["precision"], rel=1e-12)
+    assert ba["jaccard_distance"] == pytest.approx(ab["jaccard_distance"], rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_jaccard_distance_is_a_metric(seed):
+    rng, items, a, b, w = case(seed)
+    c = random_clustering(rng, items, SHAPES[seed % 4])
+    t = table(items, w)
+
+    def d(x, y):
+        return cs.evaluate(x, y, t).overall["jaccard_distance"]
+
+    assert d(a, a) == 0.0
+    assert d(a, b) == pytest.approx(d(b, a), abs=1e-15)
+    assert d(a, c) <= d(a, b) + d(b, c) + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bounds(seed):
+    _, items, a, b, w = case(seed)
+    res = cs.evaluate(a, b, table(items, w))
+    for df in (res.per_item(), res.per_cluster("truth"), res.per_slice_table)[:2]:
+        for m in ["precision", "recall", "f1", "accuracy", "jaccard_index"]:
+            assert ((df[m] > 0) & (df[m] <= 1 + 1e-15)).all(), m

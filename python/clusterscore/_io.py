@@ -52,6 +52,15 @@ def _csv_line_of_row(path: Path, row: int) -> int:
     return row + 2
 
 
+def _find_line(path: Path, text: str) -> int | str:
+    """1-based number of the first line reading `text` (the reader did not say which)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, line in enumerate(f, start=1):
+            if line.rstrip("\r\n") == text:
+                return number
+    return "?"
+
+
 def _suffix(path: Path) -> str:
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSED:
@@ -99,7 +108,9 @@ def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Ta
             parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: pa.string() for c in string_columns},
-                strings_can_be_null=False,
+                # Only an empty field is missing: an item may well be called "NA".
+                null_values=[""],
+                strings_can_be_null=True,
             ),
         )
     except pa.ArrowInvalid as e:
@@ -107,9 +118,9 @@ def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Ta
         raise ValueError(f"{p}: cannot parse as {kind}: {e}") from None
     if bad:
         row = min(bad, key=lambda r: r.number if r.number is not None else 1 << 62)
-        line = f"line {row.number}" if row.number is not None else "a line"
+        number = row.number if row.number is not None else _find_line(p, row.text)
         raise ValueError(
-            f"{p} {line}: expected {row.expected_columns} fields, found {row.actual_columns}:"
+            f"{p} line {number}: expected {row.expected_columns} fields, found {row.actual_columns}:"
             f" {row.text!r}"
         )
     return table

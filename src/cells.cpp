@@ -95,7 +95,8 @@ CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of
 
 CellTable cells_from_lists(size_t n_rows, size_t n_cols, const std::vector<uint32_t>& row,
                            const std::vector<uint32_t>& col, const std::vector<uint64_t>& count,
-                           const std::vector<double>& weight, const std::vector<double>& weight_sq) {
+                           const std::vector<double>& weight,
+                           const std::vector<double>& weight_sq) {
   const size_t n = row.size();
   if (col.size() != n || count.size() != n || weight.size() != n || weight_sq.size() != n)
     throw std::invalid_argument("clusterscore: cell lists differ in length");

@@ -39,8 +39,8 @@ std::vector<uint32_t> tuple_codes(const std::vector<IdColumn>& columns, size_t r
 
 }  // namespace
 
-Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b,
-                       const ItemsInput* items, MetricFamily family)
+Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
+                       MetricFamily family)
     : family_(family), joined_(join(a, b, items)) {
   cells_ = build_cells(joined_, &cell_of_item_);
   if (cells_.total_count == 0) no_common_items(joined_);

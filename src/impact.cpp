@@ -6,9 +6,17 @@ namespace clusterscore {
 
 MetricTable impact_cells(const CellTable& cells) {
   MetricTable t;
-  t.names = {"B",           "E",           "X",         "U",
-             "split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
-             "split_rate",  "merge_rate",  "affected"};
+  t.names = {"B",
+             "E",
+             "X",
+             "U",
+             "split_distance",
+             "merge_distance",
+             "jaccard_distance",
+             "jaccard_index",
+             "split_rate",
+             "merge_rate",
+             "affected"};
   t.n_rows = cells.size();
   t.values.reserve(t.n_rows * t.width());
   for (size_t k = 0; k < cells.size(); ++k) {
@@ -21,8 +29,17 @@ MetricTable impact_cells(const CellTable& cells) {
     const bool merge = cells.count[k] < cells.col_count[c];
     const double bx = split ? b - x : 0.0, ex = merge ? e - x : 0.0;
     const double u = x + bx + ex;
-    const double row[] = {b,      e,      x,           u,      bx / u, ex / u,
-                          (bx + ex) / u,  x / u,       bx / b, ex / e, (split || merge) ? 1.0 : 0.0};
+    const double row[] = {b,
+                          e,
+                          x,
+                          u,
+                          bx / u,
+                          ex / u,
+                          (bx + ex) / u,
+                          x / u,
+                          bx / b,
+                          ex / e,
+                          (split || merge) ? 1.0 : 0.0};
     t.values.insert(t.values.end(), std::begin(row), std::end(row));
   }
   return t;

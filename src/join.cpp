@@ -81,7 +81,8 @@ void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings
     Interner seen(t.items.is_string(), size_t(j->items_table_unmatched));
     for (size_t r = 0; r < t.items.size; ++r) {
       if (ids.find(t.items, r) != kNone) continue;
-      if (!seen.insert(t.items, r).second) duplicate("items", t.items, first_row_with(t.items, r), r);
+      if (!seen.insert(t.items, r).second)
+        duplicate("items", t.items, first_row_with(t.items, r), r);
     }
   }
 }

@@ -4,12 +4,18 @@ namespace clusterscore {
 
 MetricTable pointwise_cells(const CellTable& cells) {
   MetricTable t;
-  t.names = {"tp",           "fp",
-             "fn",           "tn",
-             "precision",    "recall",
-             "f1",           "accuracy",
-             "jaccard_index", "jaccard_distance",
-             "over_merge_rate", "under_merge_rate"};
+  t.names = {"tp",
+             "fp",
+             "fn",
+             "tn",
+             "precision",
+             "recall",
+             "f1",
+             "accuracy",
+             "jaccard_index",
+             "jaccard_distance",
+             "over_merge_rate",
+             "under_merge_rate"};
   t.n_rows = cells.size();
   t.values.reserve(t.n_rows * t.width());
   const double total = cells.total_weight;
@@ -19,11 +25,18 @@ MetricTable pointwise_cells(const CellTable& cells) {
     const double fn = cells.row_weight[cells.row[k]] - tp;
     const double tn = total - tp - fp - fn;
     // Complements are computed from fp/fn directly, not as 1 − x, to keep small rates exact.
-    const double row[] = {tp, fp, fn, tn,
-                          tp / (tp + fp), tp / (tp + fn),
-                          2 * tp / (2 * tp + fp + fn), (tp + tn) / total,
-                          tp / (tp + fp + fn), (fp + fn) / (tp + fp + fn),
-                          fp / (tp + fp), fn / (tp + fn)};
+    const double row[] = {tp,
+                          fp,
+                          fn,
+                          tn,
+                          tp / (tp + fp),
+                          tp / (tp + fn),
+                          2 * tp / (2 * tp + fp + fn),
+                          (tp + tn) / total,
+                          tp / (tp + fp + fn),
+                          (fp + fn) / (tp + fp + fn),
+                          fp / (tp + fp),
+                          fn / (tp + fn)};
     t.values.insert(t.values.end(), std::begin(row), std::end(row));
   }
   return t;

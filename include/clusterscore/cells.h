@@ -16,9 +16,9 @@ struct CellTable {
   std::vector<uint32_t> row, col;
   std::vector<uint64_t> count;
   std::vector<double> weight, weight_sq;
-  std::vector<uint64_t> row_count, col_count;    // per cluster, over T
-  std::vector<double> row_weight, col_weight;    // per cluster, over T
-  std::vector<uint32_t> row_cells, col_cells;    // number of cells in each row / column
+  std::vector<uint64_t> row_count, col_count;  // per cluster, over T
+  std::vector<double> row_weight, col_weight;  // per cluster, over T
+  std::vector<uint32_t> row_cells, col_cells;  // number of cells in each row / column
   uint64_t total_count = 0;
   double total_weight = 0.0;
 

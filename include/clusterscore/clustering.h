@@ -32,11 +32,11 @@ struct ItemsInput {
 struct JoinedClusterings {
   std::string role_a, role_b;
   size_t a_rows = 0, b_rows = 0;
-  std::vector<uint32_t> a_cluster;  // per item: dense cluster index in A, or kNone
-  std::vector<uint32_t> b_cluster;  // per item: dense cluster index in B, or kNone
-  std::vector<double> weight;       // per item; 1 unless the items table says otherwise
-  std::vector<uint32_t> items_row;  // per item: its row in the items table, or kNone;
-                                    // empty when there is no items table
+  std::vector<uint32_t> a_cluster;            // per item: dense cluster index in A, or kNone
+  std::vector<uint32_t> b_cluster;            // per item: dense cluster index in B, or kNone
+  std::vector<double> weight;                 // per item; 1 unless the items table says otherwise
+  std::vector<uint32_t> items_row;            // per item: its row in the items table, or kNone;
+                                              // empty when there is no items table
   std::vector<uint64_t> a_cluster_first_row;  // per A cluster: first row of A naming it
   std::vector<uint64_t> b_cluster_first_row;  // per B cluster: first row of B naming it
   uint64_t items_table_rows = 0;
@@ -53,7 +53,6 @@ struct JoinedClusterings {
 // Throws InputError (naming the role and row) for: an item twice in one clustering
 // or in the items table, or a weight that is not finite and > 0.
 // O(rows) expected time; about 40 bytes per distinct item.
-JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b,
-                       const ItemsInput* items);
+JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items);
 
 }  // namespace clusterscore

@@ -120,8 +120,8 @@ def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Ta
         row = min(bad, key=lambda r: r.number if r.number is not None else 1 << 62)
         number = row.number if row.number is not None else _find_line(p, row.text)
         raise ValueError(
-            f"{p} line {number}: expected {row.expected_columns} fields, found {row.actual_columns}:"
-            f" {row.text!r}"
+            f"{p} line {number}: expected {row.expected_columns} fields,"
+            f" found {row.actual_columns}: {row.text!r}"
         )
     return table
 

@@ -29,9 +29,7 @@ ItemsOpt = Annotated[
 ]
 SliceOpt = Annotated[
     list[str] | None,
-    typer.Option(
-        "--slice", help="An items-table column to report per value; repeat for several."
-    ),
+    typer.Option("--slice", help="An items-table column to report per value; repeat for several."),
 ]
 OutOpt = Annotated[
     Path | None,
@@ -40,9 +38,7 @@ OutOpt = Annotated[
     ),
 ]
 ItemColOpt = Annotated[str, typer.Option("--item-col", help="Name of the item id column.")]
-ClusterColOpt = Annotated[
-    str, typer.Option("--cluster-col", help="Name of the cluster id column.")
-]
+ClusterColOpt = Annotated[str, typer.Option("--cluster-col", help="Name of the cluster id column.")]
 WeightColOpt = Annotated[
     str, typer.Option("--weight-col", help="Name of the weight column of the items table.")
 ]

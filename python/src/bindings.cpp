@@ -1,12 +1,12 @@
 // Python bindings: declarations and array conversions only. Names, pandas and Arrow
 // live in the Python package.
-#include <memory>
-
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
+
+#include <memory>
 
 #include "clusterscore/comparison.h"
 #include "clusterscore/error.h"
@@ -64,7 +64,8 @@ nb::dict group_dict(GroupTable&& g) {
   d["group"] = to_numpy(std::move(g.group));
   d["items"] = to_numpy(std::move(g.items));
   d["weight"] = to_numpy(std::move(g.weight));
-  for (size_t k = 0; k < g.names.size(); ++k) d[g.names[k].c_str()] = to_numpy(std::move(g.columns[k]));
+  for (size_t k = 0; k < g.names.size(); ++k)
+    d[g.names[k].c_str()] = to_numpy(std::move(g.columns[k]));
   return d;
 }
 
@@ -113,8 +114,8 @@ std::unique_ptr<Comparison> make_comparison(const std::string& role_a, const nb:
 }  // namespace
 
 NB_MODULE(_core, m) {
-  static nb::object input_error = nb::steal(
-      PyErr_NewException("clusterscore._core.InputError", PyExc_ValueError, nullptr));
+  static nb::object input_error =
+      nb::steal(PyErr_NewException("clusterscore._core.InputError", PyExc_ValueError, nullptr));
   m.attr("InputError") = input_error;
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
@@ -133,9 +134,9 @@ NB_MODULE(_core, m) {
   nb::class_<Coverage>(m, "Coverage")
 #define CS_RO(name) .def_ro(#name, &Coverage::name)
       CS_RO(a_items) CS_RO(b_items) CS_RO(common_items) CS_RO(a_only_items) CS_RO(b_only_items)
-      CS_RO(a_weight) CS_RO(b_weight) CS_RO(common_weight) CS_RO(a_only_weight)
-      CS_RO(b_only_weight) CS_RO(a_clusters) CS_RO(b_clusters) CS_RO(a_clusters_common)
-      CS_RO(b_clusters_common) CS_RO(items_table_rows) CS_RO(items_table_unmatched);
+          CS_RO(a_weight) CS_RO(b_weight) CS_RO(common_weight) CS_RO(a_only_weight)
+              CS_RO(b_only_weight) CS_RO(a_clusters) CS_RO(b_clusters) CS_RO(a_clusters_common)
+                  CS_RO(b_clusters_common) CS_RO(items_table_rows) CS_RO(items_table_unmatched);
 #undef CS_RO
 
   nb::class_<ImpactSummary>(m, "ImpactSummary")
@@ -151,21 +152,21 @@ NB_MODULE(_core, m) {
       .def_ro("n_groups", &ItemGrouping::n_groups);
 
   nb::class_<Comparison>(m, "Comparison")
-      .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"),
-           nb::arg("a_clusters"), nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"),
-           nb::arg("items").none(), nb::arg("weights").none(), nb::arg("family"))
+      .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),
+           nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"), nb::arg("items").none(),
+           nb::arg("weights").none(), nb::arg("family"))
       .def("coverage", &Comparison::coverage)
       .def("impact", &Comparison::impact)
       .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })
       .def("by_cluster", [](const Comparison& c, Side s) { return group_dict(c.by_cluster(s)); })
-      .def("by_items", [](const Comparison& c, const ItemGrouping& g) {
-        return group_dict(c.by_items(g));
-      })
-      .def("group_items", [](const Comparison& c, const std::vector<nb::tuple>& cols) {
-        std::vector<IdColumn> v;
-        for (const nb::tuple& t : cols) v.push_back(id_column(t));
-        return c.group_items(v);
-      })
+      .def("by_items",
+           [](const Comparison& c, const ItemGrouping& g) { return group_dict(c.by_items(g)); })
+      .def("group_items",
+           [](const Comparison& c, const std::vector<nb::tuple>& cols) {
+             std::vector<IdColumn> v;
+             for (const nb::tuple& t : cols) v.push_back(id_column(t));
+             return c.group_items(v);
+           })
       .def("per_item", &per_item_dict)
       .def("cluster_first_rows", [](const Comparison& c, Side s) {
         return to_numpy(s == Side::kA ? c.joined().a_cluster_first_row

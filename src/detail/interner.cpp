@@ -28,7 +28,7 @@ std::pair<uint32_t, bool> Interner::insert(const IdColumn& col, size_t row) {
   if (size_ >= kNone - 1) throw std::length_error("clusterscore: more than 2^32-2 distinct ids");
   const uint32_t id = uint32_t(size_++);
   slots_[i] = Slot{key, id};
-  if (strings_) refs_.push_back(Ref{&col, row});
+  if (strings_) refs_.push_back(Ref{column_index(col), row});
   if (size_ * 8 > slots_.size() * 5) grow();
   return {id, true};
 }
@@ -53,6 +53,15 @@ uint32_t Interner::find(const IdColumn& col, size_t row) const {
     i = (i + 1) & mask_;
   }
   return kNone;
+}
+
+uint32_t Interner::column_index(const IdColumn& col) {
+  for (size_t k = cols_.size(); k-- > 0;)
+    if (cols_[k].chars == col.chars && cols_[k].offsets32 == col.offsets32 &&
+        cols_[k].offsets64 == col.offsets64)
+      return uint32_t(k);
+  cols_.push_back(col);
+  return uint32_t(cols_.size() - 1);
 }
 
 void Interner::grow() {

@@ -16,6 +16,8 @@ inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 class Interner {
  public:
   // `string_keys` must match every column later passed in; `expected` sizes the table.
+  // String ids are compared against the column they were first inserted from: that
+  // column's data (not the IdColumn object) must outlive the interner.
   Interner(bool string_keys, size_t expected);
 
   // Returns {dense id, true if newly inserted}. Throws if more than 2^32-2 ids.
@@ -36,28 +38,28 @@ class Interner {
     uint64_t key;  // the integer itself, or the string's hash
     uint32_t id;   // kNone when empty
   };
-  struct Ref {  // where a string id was first seen, to compare bytes
-    const IdColumn* col;
+  struct Ref {     // where a string id was first seen, to compare bytes
+    uint32_t col;  // index into cols_
     uint64_t row;
   };
 
   uint64_t key_of(const IdColumn& col, size_t row) const {
     return strings_ ? hash_bytes(col.str(row)) : uint64_t(col.ints[row]);
   }
-  size_t slot_of(uint64_t key) const {
-    return (strings_ ? key : mix64(key)) & mask_;
-  }
+  size_t slot_of(uint64_t key) const { return (strings_ ? key : mix64(key)) & mask_; }
   bool same(const Slot& s, uint64_t key, const IdColumn& col, size_t row) const {
     if (s.key != key) return false;
     if (!strings_) return true;
     const Ref& r = refs_[s.id];
-    return r.col->str(r.row) == col.str(row);
+    return cols_[r.col].str(r.row) == col.str(row);
   }
   void grow();
+  uint32_t column_index(const IdColumn& col);
 
   bool strings_;
   std::vector<Slot> slots_;
   std::vector<Ref> refs_;
+  std::vector<IdColumn> cols_;  // copies of the views strings were inserted from
   size_t mask_ = 0;
   size_t size_ = 0;
 };

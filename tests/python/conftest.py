@@ -30,7 +30,7 @@ def random_clustering(rng: np.random.Generator, items: list, shape: str) -> dict
         labels = rng.integers(0, 3, n)
     else:
         labels = rng.integers(0, max(1, n // int(rng.integers(1, 6))), n)
-    return {i: int(c) for i, c in zip(items, labels)}
+    return {i: int(c) for i, c in zip(items, labels, strict=True)}
 
 
 SHAPES = ["powerlaw", "singletons", "giant", "few"]

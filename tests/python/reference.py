@@ -28,19 +28,32 @@ def pointwise_items(truth: dict, actual: dict, w: dict) -> dict:
         fn = sum(w[j] for j in ideal - act)
         tn = total - tp - fp - fn
         out[i] = {
-            "tp": tp, "fp": fp, "fn": fn, "tn": tn,
-            "precision": tp / (tp + fp), "recall": tp / (tp + fn),
-            "f1": 2 * tp / (2 * tp + fp + fn), "accuracy": (tp + tn) / total,
-            "jaccard_index": tp / (tp + fp + fn), "jaccard_distance": 1 - tp / (tp + fp + fn),
-            "over_merge_rate": 1 - tp / (tp + fp), "under_merge_rate": 1 - tp / (tp + fn),
-        }  # fmt: skip
+            "tp": tp,
+            "fp": fp,
+            "fn": fn,
+            "tn": tn,
+            "precision": tp / (tp + fp),
+            "recall": tp / (tp + fn),
+            "f1": 2 * tp / (2 * tp + fp + fn),
+            "accuracy": (tp + tn) / total,
+            "jaccard_index": tp / (tp + fp + fn),
+            "jaccard_distance": 1 - tp / (tp + fp + fn),
+            "over_merge_rate": 1 - tp / (tp + fp),
+            "under_merge_rate": 1 - tp / (tp + fn),
+        }
     return out
 
 
 MEAN_METRICS = [
-    "precision", "recall", "f1", "accuracy", "jaccard_index", "jaccard_distance",
-    "over_merge_rate", "under_merge_rate",
-]  # fmt: skip
+    "precision",
+    "recall",
+    "f1",
+    "accuracy",
+    "jaccard_index",
+    "jaccard_distance",
+    "over_merge_rate",
+    "under_merge_rate",
+]
 
 
 def mean_over(per_item: dict, w: dict, members) -> dict:

@@ -33,37 +33,73 @@ def expect_cli_error(run_cli, *args, contains=()):
 CASES = {
     # name: (truth text, actual text, items text or None, expected fragments)
     "duplicate item in truth": (
-        "item_id,cluster_id\na,1\nb,1\na,2\n", None, None, ["truth.csv line 4", "'a'", "twice"]),
+        "item_id,cluster_id\na,1\nb,1\na,2\n",
+        None,
+        None,
+        ["truth.csv line 4", "'a'", "twice"],
+    ),
     "duplicate item in actual": (
-        None, "item_id,cluster_id\na,x\nb,y\nc,y\n\nb,z\n", None,
-        ["actual.csv line 6", "'b'", "twice"]),
+        None,
+        "item_id,cluster_id\na,x\nb,y\nc,y\n\nb,z\n",
+        None,
+        ["actual.csv line 6", "'b'", "twice"],
+    ),
     "short line": (
-        "item_id,cluster_id\na,1\nb\nc,2\n", None, None,
-        ["truth.csv line 3", "expected 2 fields, found 1", "'b'"]),
-    "long line": (
-        None, "item_id,cluster_id\na,x,EXTRA\n", None, ["actual.csv line 2", "found 3"]),
+        "item_id,cluster_id\na,1\nb\nc,2\n",
+        None,
+        None,
+        ["truth.csv line 3", "expected 2 fields, found 1", "'b'"],
+    ),
+    "long line": (None, "item_id,cluster_id\na,x,EXTRA\n", None, ["actual.csv line 2", "found 3"]),
     "missing column": (
-        "item,cluster_id\na,1\n", None, None, ["truth.csv", "no column 'item_id'", "item"]),
+        "item,cluster_id\na,1\n",
+        None,
+        None,
+        ["truth.csv", "no column 'item_id'", "item"],
+    ),
     "empty file": ("", None, None, ["truth.csv", "empty"]),
     "header only": ("item_id,cluster_id\n", None, None, ["truth.csv", "no rows"]),
     "missing cluster value": (
-        "item_id,cluster_id\na,1\nb,\n", None, None, ["truth.csv line 3", "missing value"]),
+        "item_id,cluster_id\na,1\nb,\n",
+        None,
+        None,
+        ["truth.csv line 3", "missing value"],
+    ),
     "zero weight": (
-        None, None, "item_id,weight\na,1\nb,0\n", ["items.csv line 3", "weight 0", "'b'"]),
-    "negative weight": (
-        None, None, "item_id,weight\na,-2.5\n", ["items.csv line 2", "-2.5"]),
+        None,
+        None,
+        "item_id,weight\na,1\nb,0\n",
+        ["items.csv line 3", "weight 0", "'b'"],
+    ),
+    "negative weight": (None, None, "item_id,weight\na,-2.5\n", ["items.csv line 2", "-2.5"]),
     "nan weight": (None, None, "item_id,weight\na,1\nb,nan\n", ["items.csv line 3", "nan"]),
     "infinite weight": (None, None, "item_id,weight\na,inf\n", ["items.csv line 2", "inf"]),
     "weight not a number": (
-        None, None, "item_id,weight\na,1\nb,heavy\n", ["items.csv line 3", "'heavy'", "not a number"]),
+        None,
+        None,
+        "item_id,weight\na,1\nb,heavy\n",
+        ["items.csv line 3", "'heavy'", "not a number"],
+    ),
     "missing weight": (None, None, "item_id,weight\na,1\nb,\n", ["items.csv line 3", "weight"]),
     "item twice in items table": (
-        None, None, "item_id,weight\na,1\nb,2\na,3\n", ["items.csv line 4", "'a'", "twice"]),
+        None,
+        None,
+        "item_id,weight\na,1\nb,2\na,3\n",
+        ["items.csv line 4", "'a'", "twice"],
+    ),
     "unmatched item twice in items table": (
-        None, None, "item_id,weight\nzz,1\nzz,2\n", ["items.csv line 3", "'zz'", "twice"]),
+        None,
+        None,
+        "item_id,weight\nzz,1\nzz,2\n",
+        ["items.csv line 3", "'zz'", "twice"],
+    ),
     "no common items": (
-        None, "item_id,cluster_id\np,1\nq,1\n", None, ["no item is in both", "truth", "actual"]),
-}  # fmt: skip
+        None,
+        "item_id,cluster_id\np,1\nq,1\n",
+        None,
+        ["no item is in both", "truth", "actual"],
+    ),
+}
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -137,8 +173,16 @@ def test_bad_api_arguments(figure2):
 def test_unknown_slice_in_cli(files, run_cli):
     tmp, truth, actual = files
     items = write(tmp / "items.csv", "item_id,country\na,US\n")
-    expect_cli_error(run_cli, truth, actual, "--items", items, "--slice", "nope",
-                     contains=["no slice column 'nope'", "country"])  # fmt: skip
+    expect_cli_error(
+        run_cli,
+        truth,
+        actual,
+        "--items",
+        items,
+        "--slice",
+        "nope",
+        contains=["no slice column 'nope'", "country"],
+    )
 
 
 def test_items_outside_common_are_counted_not_dropped():

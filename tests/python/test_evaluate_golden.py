@@ -28,9 +28,7 @@ def close(row, expected):
 @pytest.fixture
 def result(figure2):
     truth, actual, w = figure2
-    items = pd.DataFrame(
-        {"item_id": list(w), "weight": list(w.values()), "part": ["a", "b", "b"]}
-    )
+    items = pd.DataFrame({"item_id": list(w), "weight": list(w.values()), "part": ["a", "b", "b"]})
     return cs.evaluate(truth, actual, items)
 
 
@@ -38,8 +36,18 @@ def test_per_item(result):
     df = result.per_item().set_index("item_id")
     for item, (tp, fp, fn, tn, p, r, jd) in EXPECTED_ITEMS.items():
         row = df.loc[item]
-        close(row, {"tp": tp, "fp": fp, "fn": fn, "tn": tn, "precision": p, "recall": r,
-                    "jaccard_distance": jd})  # fmt: skip
+        close(
+            row,
+            {
+                "tp": tp,
+                "fp": fp,
+                "fn": fn,
+                "tn": tn,
+                "precision": p,
+                "recall": r,
+                "jaccard_distance": jd,
+            },
+        )
     assert list(df.truth_cluster) == ["T1", "T1", "T2"]
     assert list(df.actual_cluster) == ["A1", "A2", "A1"]
     assert list(df.weight) == [1.0, 2.0, 3.0]
@@ -87,8 +95,17 @@ def test_cli_writes_summary_and_tables(tmp_path, figure2, run_cli):
         tmp_path / "items.tsv", sep="\t", index=False
     )
     out = tmp_path / "out"
-    proc = run_cli("evaluate", tmp_path / "truth.csv", tmp_path / "actual.parquet",
-                   "--items", tmp_path / "items.tsv", "--slice", "part", "--out", out)  # fmt: skip
+    proc = run_cli(
+        "evaluate",
+        tmp_path / "truth.csv",
+        tmp_path / "actual.parquet",
+        "--items",
+        tmp_path / "items.tsv",
+        "--slice",
+        "part",
+        "--out",
+        out,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "precision" in proc.stdout and "Coverage" in proc.stdout
     summary = json.loads((out / "summary.json").read_text())

@@ -26,9 +26,12 @@ def make_case(seed: int, shape_t: str, shape_a: str):
     w = {i: float(rng.choice([1.0, rng.uniform(0.1, 10.0)])) for i in universe}
     country = {i: str(rng.choice(["a", "b", "c"])) for i in universe}
     items = pd.DataFrame(
-        {"item_id": universe, "weight": [w[i] for i in universe],
-         "country": [country[i] for i in universe]}
-    )  # fmt: skip
+        {
+            "item_id": universe,
+            "weight": [w[i] for i in universe],
+            "country": [country[i] for i in universe],
+        }
+    )
     return truth, actual, w, country, items
 
 
@@ -81,11 +84,17 @@ def test_two_slice_columns_and_missing_items_table_rows():
     truth = {i: i % 3 for i in range(30)}
     actual = {i: i % 4 for i in range(30)}
     # items 25..29 have no row in the items table: their slice values are null
-    items = pd.DataFrame({"item_id": range(25), "country": ["a", "b"] * 12 + ["a"],
-                          "source": ["x"] * 10 + [None] * 15})  # fmt: skip
+    items = pd.DataFrame(
+        {
+            "item_id": range(25),
+            "country": ["a", "b"] * 12 + ["a"],
+            "source": ["x"] * 10 + [None] * 15,
+        }
+    )
     w = dict.fromkeys(range(30), 1.0)
     ref = pointwise_items(truth, actual, w)
     df = cs.evaluate(truth, actual, items).per_slice(["country", "source"])
+
     def norm(v):
         return None if v is None or v != v else v
 

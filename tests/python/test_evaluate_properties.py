@@ -7,8 +7,17 @@ from conftest import SHAPES, random_clustering
 
 import clusterscore as cs
 
-METRICS = ["precision", "recall", "f1", "accuracy", "jaccard_index", "jaccard_distance",
-           "over_merge_rate", "under_merge_rate", "f1_of_means"]  # fmt: skip
+METRICS = [
+    "precision",
+    "recall",
+    "f1",
+    "accuracy",
+    "jaccard_index",
+    "jaccard_distance",
+    "over_merge_rate",
+    "under_merge_rate",
+    "f1_of_means",
+]
 
 
 def case(seed):
@@ -40,7 +49,7 @@ def test_subdividing_an_item_changes_no_overall_metric(seed):
     base = cs.evaluate(a, b, table(items, w)).overall
     # split every item into k copies in the same cells sharing its weight
     a2, b2, items2, w2 = {}, {}, [], []
-    for i, wi in zip(items, w):
+    for i, wi in zip(items, w, strict=True):
         k = int(rng.integers(1, 4))
         parts = rng.dirichlet(np.ones(k)) * wi
         for j in range(k):

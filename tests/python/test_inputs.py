@@ -14,7 +14,12 @@ ACTUAL = {"a": 10, "b": 11, "c": 11, "d": 11, "e": 12}
 
 def frames(d):
     df = pd.DataFrame({"item_id": list(d), "cluster_id": list(d.values())})
-    return {"dict": d, "pandas": df, "arrow": pa.Table.from_pandas(df), "polars": pl.from_pandas(df)}
+    return {
+        "dict": d,
+        "pandas": df,
+        "arrow": pa.Table.from_pandas(df),
+        "polars": pl.from_pandas(df),
+    }
 
 
 @pytest.mark.parametrize("kind", ["dict", "pandas", "arrow", "polars"])
@@ -41,8 +46,12 @@ def test_file_forms_agree(tmp_path, ext):
 
 def test_int64_ids_stay_exact():
     big = 2**62 + 1  # 2**62 + 1 and 2**62 are the same double: they must not merge
-    truth = pd.DataFrame({"item_id": np.array([big, big - 1], dtype=np.int64), "cluster_id": [7, 7]})
-    actual = pd.DataFrame({"item_id": np.array([big, big - 1], dtype=np.int64), "cluster_id": [big, big - 1]})  # fmt: skip
+    truth = pd.DataFrame(
+        {"item_id": np.array([big, big - 1], dtype=np.int64), "cluster_id": [7, 7]}
+    )
+    actual = pd.DataFrame(
+        {"item_id": np.array([big, big - 1], dtype=np.int64), "cluster_id": [big, big - 1]}
+    )
     res = cs.evaluate(truth, actual)
     items = res.per_item()
     assert items.item_id.tolist() == [big, big - 1]

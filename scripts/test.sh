@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Sets up (if needed) and runs every check: formatting and lint, the C++ tests (GoogleTest,
+# and the installed CMake package built into an example), and the Python tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$PWD/.venv/bin:$PATH"
+
+echo "== format and lint"
+ruff check python tests bench examples
+ruff format --check python tests bench examples
+clang-format --dry-run --Werror include/clusterscore/*.h src/*.cpp src/detail/* \
+  python/src/*.cpp tests/cpp/*.cpp tests/cpp/*.h examples/cpp/*.cpp
+
+echo "== C++ tests"
+cmake --preset release >/dev/null
+cmake --build --preset release
+ctest --preset release
+
+echo "== Python tests"
+python -m pytest -q tests/python

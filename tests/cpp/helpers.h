@@ -1,0 +1,31 @@
+// Small builders for id columns in C++ tests.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "clusterscore/clustering.h"
+
+namespace cstest {
+
+// Owns Arrow-style string storage for an IdColumn.
+struct Strings {
+  std::string chars;
+  std::vector<int32_t> offsets{0};
+  explicit Strings(const std::vector<std::string>& v) {
+    for (const auto& s : v) {
+      chars += s;
+      offsets.push_back(int32_t(chars.size()));
+    }
+  }
+  clusterscore::IdColumn col() const {
+    return clusterscore::IdColumn::of_strings(chars.data(), offsets.data(), offsets.size() - 1);
+  }
+};
+
+inline clusterscore::IdColumn ints(const std::vector<int64_t>& v) {
+  return clusterscore::IdColumn::of_ints(v.data(), v.size());
+}
+
+}  // namespace cstest

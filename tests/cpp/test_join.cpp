@@ -1,0 +1,89 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "clusterscore/comparison.h"
+#include "clusterscore/error.h"
+#include "helpers.h"
+
+using namespace clusterscore;
+using cstest::ints;
+
+namespace {
+// Runs `f` and returns the InputError it throws (fails the test if none).
+template <class F>
+InputError error_of(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no InputError";
+  return InputError("", -1, "");
+}
+}  // namespace
+
+TEST(Join, UnionOfItemsWithSidesAndWeights) {
+  std::vector<int64_t> ai = {5, 6, 7}, ac = {1, 1, 2}, bi = {7, 8, 5}, bc = {3, 3, 4};
+  std::vector<int64_t> ti = {8, 5, 99};
+  std::vector<double> tw = {2.0, 3.0, 4.0};
+  ClusteringInput a{"truth", ints(ai), ints(ac)}, b{"actual", ints(bi), ints(bc)};
+  ItemsInput t{ints(ti), tw.data()};
+  JoinedClusterings j = join(a, b, &t);
+  ASSERT_EQ(j.n_items(), 4u);  // 5, 6, 7 from A then 8 from B
+  EXPECT_EQ(j.a_cluster, (std::vector<uint32_t>{0, 0, 1, kNone}));
+  EXPECT_EQ(j.b_cluster, (std::vector<uint32_t>{1, kNone, 0, 0}));
+  EXPECT_EQ(j.weight, (std::vector<double>{3.0, 1.0, 1.0, 2.0}));
+  EXPECT_EQ(j.items_table_unmatched, 1u);
+  EXPECT_EQ(j.b_cluster_first_row, (std::vector<uint64_t>{0, 2}));
+}
+
+TEST(Join, DuplicateItemsNameRoleAndRows) {
+  std::vector<int64_t> ai = {1, 2, 1}, ac = {1, 1, 1}, bi = {1, 2, 3, 2}, bc = {0, 0, 0, 0};
+  InputError e = error_of(
+      [&] { join({"truth", ints(ai), ints(ac)}, {"actual", ints(bi), ints(bc)}, nullptr); });
+  EXPECT_EQ(e.source(), "truth");
+  EXPECT_EQ(e.row(), 2);
+  EXPECT_STREQ(e.what(), "item 1 appears twice (rows 0 and 2)");
+  std::vector<int64_t> ai2 = {1, 2};
+  e = error_of(
+      [&] { join({"truth", ints(ai2), ints(ai2)}, {"actual", ints(bi), ints(bc)}, nullptr); });
+  EXPECT_EQ(e.source(), "actual");
+  EXPECT_EQ(e.row(), 3);
+  EXPECT_STREQ(e.what(), "item 2 appears twice (rows 1 and 3)");
+}
+
+TEST(Join, BadWeightsAndDuplicateItemsTableRows) {
+  std::vector<int64_t> ai = {1, 2}, ac = {1, 1}, ti = {1, 2};
+  ClusteringInput a{"truth", ints(ai), ints(ac)};
+  for (double bad : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+    std::vector<double> w = {1.0, bad};
+    ItemsInput t{ints(ti), w.data()};
+    InputError e = error_of([&] { join(a, a, &t); });
+    EXPECT_EQ(e.source(), "items");
+    EXPECT_EQ(e.row(), 1);
+  }
+  std::vector<int64_t> dup = {2, 1, 2};
+  ItemsInput t{ints(dup), nullptr};
+  InputError e = error_of([&] { join(a, a, &t); });
+  EXPECT_EQ(e.row(), 2);
+  EXPECT_STREQ(e.what(), "item 2 appears twice (rows 0 and 2)");
+}
+
+TEST(Join, NoCommonItemsIsAnError) {
+  std::vector<int64_t> ai = {1, 2}, bi = {3, 4}, c = {0, 0};
+  InputError e = error_of([&] {
+    Comparison({"truth", ints(ai), ints(c)}, {"actual", ints(bi), ints(c)}, nullptr,
+               MetricFamily::kPointwise);
+  });
+  EXPECT_EQ(e.row(), -1);
+  EXPECT_NE(std::string(e.what()).find("no item is in both truth"), std::string::npos);
+}
+
+TEST(Join, MixedIdKindsAreAProgrammingError) {
+  std::vector<int64_t> ai = {1}, c = {0};
+  cstest::Strings s({"1"});
+  EXPECT_THROW(join({"truth", ints(ai), ints(c)}, {"actual", s.col(), ints(c)}, nullptr),
+               std::invalid_argument);
+}

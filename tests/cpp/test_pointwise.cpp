@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "clusterscore/comparison.h"
+#include "helpers.h"
+
+using namespace clusterscore;
+using cstest::ints;
+
+namespace {
+struct Figure2 {
+  std::vector<int64_t> items = {1, 2, 3}, truth = {10, 10, 20}, actual = {7, 8, 7};
+  std::vector<double> w = {1, 2, 3};
+  std::vector<int64_t> slice = {0, 1, 1};
+  ItemsInput table{ints(items), w.data()};
+  Comparison c{{"truth", ints(items), ints(truth)},
+               {"actual", ints(items), ints(actual)},
+               &table,
+               MetricFamily::kPointwise};
+};
+}  // namespace
+
+TEST(Pointwise, Figure2Cells) {
+  Figure2 f;
+  const MetricTable& m = f.c.cell_metrics();
+  // cells in item order: (T1,A1) holds i1, (T1,A2) holds i2, (T2,A1) holds i3
+  ASSERT_EQ(m.n_rows, 3u);
+  const double want[3][4] = {{1, 3, 2, 0}, {2, 0, 1, 3}, {3, 1, 0, 2}};
+  for (size_t k = 0; k < 3; ++k)
+    for (size_t q = 0; q < 4; ++q) EXPECT_DOUBLE_EQ(m.at(k, q), want[k][q]);
+  EXPECT_DOUBLE_EQ(m.at(0, m.column("jaccard_distance")), 5.0 / 6);
+}
+
+TEST(Pointwise, Figure2EveryLevel) {
+  Figure2 f;
+  GroupTable o = f.c.overall();
+  EXPECT_DOUBLE_EQ(o.column("precision")[0], 0.75);
+  EXPECT_DOUBLE_EQ(o.column("recall")[0], 7.0 / 9);
+  EXPECT_DOUBLE_EQ(o.column("jaccard_distance")[0], 3.0 / 8);
+  GroupTable t = f.c.by_cluster(Side::kA);
+  EXPECT_DOUBLE_EQ(t.column("recall")[0], 5.0 / 9);
+  EXPECT_DOUBLE_EQ(t.column("jaccard_distance")[0], 0.5);
+  GroupTable a = f.c.by_cluster(Side::kB);
+  EXPECT_DOUBLE_EQ(a.column("precision")[0], 5.0 / 8);
+  EXPECT_DOUBLE_EQ(a.column("jaccard_distance")[0], 19.0 / 48);
+  ItemGrouping g = f.c.group_items({ints(f.slice)});
+  GroupTable s = f.c.by_items(g);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_DOUBLE_EQ(s.column("precision")[1], 17.0 / 20);
+  EXPECT_DOUBLE_EQ(s.column("recall")[1], 13.0 / 15);
+  EXPECT_DOUBLE_EQ(s.column("jaccard_distance")[1], 17.0 / 60);
+  EXPECT_EQ(s.items[1], 2u);
+}
+
+TEST(Pointwise, CoverageCountsItemsOutsideT) {
+  std::vector<int64_t> ai = {1, 2, 3}, ac = {0, 0, 1}, bi = {2, 3, 4, 5}, bc = {0, 0, 0, 1};
+  Comparison c({"truth", ints(ai), ints(ac)}, {"actual", ints(bi), ints(bc)}, nullptr,
+               MetricFamily::kPointwise);
+  Coverage v = c.coverage();
+  EXPECT_EQ(v.common_items, 2u);
+  EXPECT_EQ(v.a_only_items, 1u);
+  EXPECT_EQ(v.b_only_items, 2u);
+  EXPECT_EQ(v.a_clusters_common, 2u);
+  EXPECT_EQ(v.b_clusters_common, 1u);
+  EXPECT_DOUBLE_EQ(v.b_only_weight, 2.0);
+}
+
+TEST(Cells, FromListsAddsRepeatsAndDerivesMarginals) {
+  CellTable t =
+      cells_from_lists(2, 2, {0, 1, 0}, {0, 1, 0}, {1, 2, 3}, {1.0, 2.0, 3.0}, {1.0, 2.0, 5.0});
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t.count[0], 4u);
+  EXPECT_DOUBLE_EQ(t.weight_sq[0], 6.0);
+  EXPECT_DOUBLE_EQ(t.row_weight[1], 2.0);
+  EXPECT_EQ(t.total_count, 6u);
+  EXPECT_THROW(cells_from_lists(1, 1, {1}, {0}, {1}, {1.0}, {1.0}), std::invalid_argument);
+}

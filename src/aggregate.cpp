@@ -6,6 +6,90 @@
 #include "detail/kahan.h"
 
 namespace clusterscore {
+namespace {
+
+// Per-group accumulators that fit in L2 are updated in place; beyond that, units are
+// counting-sorted by group and each group is summed in one pass with local accumulators,
+// which touches far less memory than millions of accumulator sets would.
+constexpr size_t kInPlaceBytes = size_t(1) << 20;
+constexpr size_t kPrefetch = 8;
+
+struct Sums {
+  explicit Sums(size_t k) : metric(k) {}
+  uint64_t count = 0;
+  detail::KahanSum weight;
+  std::vector<detail::KahanSum> metric;
+  void clear() {
+    count = 0;
+    weight = {};
+    for (auto& m : metric) m = {};
+  }
+};
+
+class Aggregator {
+ public:
+  Aggregator(const MetricTable& per_cell, size_t first, const Units& units)
+      : m_(per_cell), first_(first), u_(units), k_(per_cell.width() - first) {}
+
+  uint32_t cell(size_t u) const { return u_.cell.empty() ? uint32_t(u) : u_.cell[u]; }
+  bool skip(size_t u) const { return u_.group[u] == kNone || cell(u) == kNone; }
+  void prefetch(size_t u) const {
+    if (u < u_.group.size() && !skip(u))
+      __builtin_prefetch(&m_.values[size_t(cell(u)) * m_.width()]);
+  }
+  void add(size_t u, Sums* s) const {
+    const double w = u_.weight[u];
+    s->count += u_.count[u];
+    s->weight.add(w);
+    const double* v = &m_.values[size_t(cell(u)) * m_.width() + first_];
+    for (size_t k = 0; k < k_; ++k) s->metric[k].add(w * v[k]);
+  }
+  void emit(uint32_t g, const Sums& s, GroupTable* out) const {
+    if (s.count == 0) return;
+    const double w = s.weight.value();
+    out->group.push_back(g);
+    out->items.push_back(s.count);
+    out->weight.push_back(w);
+    for (size_t k = 0; k < k_; ++k) out->columns[k].push_back(s.metric[k].value() / w);
+  }
+
+  void in_place(size_t n_groups, GroupTable* out) const {
+    std::vector<Sums> sums(n_groups, Sums(k_));
+    for (size_t u = 0; u < u_.group.size(); ++u) {
+      prefetch(u + kPrefetch);
+      if (!skip(u)) add(u, &sums[u_.group[u]]);
+    }
+    for (size_t g = 0; g < n_groups; ++g) emit(uint32_t(g), sums[g], out);
+  }
+
+  void sorted(size_t n_groups, GroupTable* out) const {
+    std::vector<uint64_t> start(n_groups + 1, 0);
+    for (size_t u = 0; u < u_.group.size(); ++u)
+      if (!skip(u)) ++start[u_.group[u] + 1];
+    for (size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
+    std::vector<uint32_t> order(start[n_groups]);
+    std::vector<uint64_t> next(start.begin(), start.end() - 1);
+    for (size_t u = 0; u < u_.group.size(); ++u)
+      if (!skip(u)) order[next[u_.group[u]]++] = uint32_t(u);
+    Sums s(k_);
+    for (size_t g = 0; g < n_groups; ++g) {
+      s.clear();
+      for (uint64_t p = start[g]; p < start[g + 1]; ++p) {
+        if (p + kPrefetch < order.size()) prefetch(order[p + kPrefetch]);
+        add(order[p], &s);
+      }
+      emit(uint32_t(g), s, out);
+    }
+  }
+
+ private:
+  const MetricTable& m_;
+  size_t first_;
+  const Units& u_;
+  size_t k_;
+};
+
+}  // namespace
 
 GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Units& units,
                      size_t n_groups,
@@ -14,36 +98,21 @@ GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Uni
   if (units.weight.size() != n_units || units.count.size() != n_units ||
       (!units.cell.empty() && units.cell.size() != n_units))
     throw std::invalid_argument("clusterscore: aggregate() unit arrays differ in length");
-  const size_t width = per_cell.width(), k_out = width - first_column;
-  std::vector<detail::KahanSum> weight(n_groups), sums(n_groups * k_out);
-  std::vector<uint64_t> count(n_groups, 0);
-  for (size_t u = 0; u < n_units; ++u) {
-    const uint32_t g = units.group[u];
-    const uint32_t cell = units.cell.empty() ? uint32_t(u) : units.cell[u];
-    if (g == kNone || cell == kNone) continue;
-    const double w = units.weight[u];
-    count[g] += units.count[u];
-    weight[g].add(w);
-    const double* v = &per_cell.values[size_t(cell) * width + first_column];
-    detail::KahanSum* s = &sums[size_t(g) * k_out];
-    for (size_t k = 0; k < k_out; ++k) s[k].add(w * v[k]);
-  }
+  if (n_units >= kNone) throw std::length_error("clusterscore: too many units to aggregate");
   GroupTable out;
-  for (size_t k = first_column; k < width; ++k) {
+  for (size_t k = first_column; k < per_cell.width(); ++k) {
     std::string name = per_cell.names[k];
     for (const auto& [from, to] : rename)
       if (name == from) name = to;
     out.names.push_back(name);
   }
-  out.columns.resize(k_out);
-  for (size_t g = 0; g < n_groups; ++g) {
-    if (count[g] == 0) continue;
-    const double w = weight[g].value();
-    out.group.push_back(uint32_t(g));
-    out.items.push_back(count[g]);
-    out.weight.push_back(w);
-    for (size_t k = 0; k < k_out; ++k) out.columns[k].push_back(sums[g * k_out + k].value() / w);
-  }
+  out.columns.resize(out.names.size());
+  Aggregator a(per_cell, first_column, units);
+  const size_t k = out.names.size();
+  if (n_groups * (k + 1) * sizeof(detail::KahanSum) <= kInPlaceBytes)
+    a.in_place(n_groups, &out);
+  else
+    a.sorted(n_groups, &out);
   return out;
 }
 

@@ -55,19 +55,40 @@ std::vector<uint32_t> intern_clusters(const IdColumn& clusters, std::vector<uint
   return out;
 }
 
+// Dense ids of every row's item (kNone if unknown); prefetches the table ahead.
+std::vector<uint32_t> find_all(const Interner& ids, const IdColumn& col) {
+  std::vector<uint32_t> found(col.size);
+  for (size_t r = 0; r < col.size; ++r) {
+    if (r + kPrefetch < col.size) ids.prefetch(col, r + kPrefetch);
+    found[r] = ids.find(col, r);
+  }
+  return found;
+}
+
+void check_weights(const ItemsInput& t) {
+  if (!t.weights) return;
+  for (size_t r = 0; r < t.items.size; ++r) {
+    const double w = t.weights[r];
+    if (!std::isfinite(w) || w <= 0)
+      throw InputError("items", int64_t(r),
+                       "weight " + fmt_weight(w) + " of item " + t.items.repr(r) +
+                           " is not a finite number > 0");
+  }
+}
+
 void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings* j) {
+  check_weights(t);
   j->items_row.assign(j->n_items(), kNone);
   j->items_table_rows = t.items.size;
-  for (size_t r = 0; r < t.items.size; ++r) {
-    if (t.weights) {
-      const double w = t.weights[r];
-      if (!std::isfinite(w) || w <= 0)
-        throw InputError("items", int64_t(r),
-                         "weight " + fmt_weight(w) + " of item " + t.items.repr(r) +
-                             " is not a finite number > 0");
+  const std::vector<uint32_t> found = find_all(ids, t.items);
+  // A second pass writes the per-item arrays, prefetching ahead: the writes land at
+  // random places, and a lookup followed by a dependent miss would serialise them.
+  for (size_t r = 0; r < found.size(); ++r) {
+    if (r + kPrefetch < found.size() && found[r + kPrefetch] != kNone) {
+      __builtin_prefetch(&j->items_row[found[r + kPrefetch]], 1);
+      __builtin_prefetch(&j->weight[found[r + kPrefetch]], 1);
     }
-    if (r + kPrefetch < t.items.size) ids.prefetch(t.items, r + kPrefetch);
-    const uint32_t item = ids.find(t.items, r);
+    const uint32_t item = found[r];
     if (item == kNone) {
       ++j->items_table_unmatched;
       continue;
@@ -80,10 +101,28 @@ void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings
     // An unmatched row may still repeat another unmatched row: find such duplicates too.
     Interner seen(t.items.is_string(), size_t(j->items_table_unmatched));
     for (size_t r = 0; r < t.items.size; ++r) {
-      if (ids.find(t.items, r) != kNone) continue;
+      if (found[r] != kNone) continue;
       if (!seen.insert(t.items, r).second)
         duplicate("items", t.items, first_row_with(t.items, r), r);
     }
+  }
+}
+
+// Adds B's rows: items already seen (from A) get their B cluster, new items are appended.
+void add_b(const ClusteringInput& b, Interner& ids, JoinedClusterings* j) {
+  const std::vector<uint32_t> b_row_cluster = intern_clusters(b.clusters, &j->b_cluster_first_row);
+  std::vector<uint32_t> found(b.items.size);
+  for (size_t r = 0; r < b.items.size; ++r) {
+    if (r + kPrefetch < b.items.size) ids.prefetch(b.items, r + kPrefetch);
+    found[r] = ids.insert(b.items, r).first;
+  }
+  j->a_cluster.resize(ids.size(), kNone);
+  j->b_cluster.assign(ids.size(), kNone);
+  for (size_t r = 0; r < found.size(); ++r) {
+    if (r + kPrefetch < found.size()) __builtin_prefetch(&j->b_cluster[found[r + kPrefetch]], 1);
+    uint32_t& cluster = j->b_cluster[found[r]];
+    if (cluster != kNone) duplicate(b.role, b.items, first_row_with(b.items, r), r);
+    cluster = b_row_cluster[r];
   }
 }
 
@@ -107,20 +146,7 @@ JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b,
     auto [id, inserted] = ids.insert(a.items, r);
     if (!inserted) duplicate(a.role, a.items, id, r);
   }
-  const std::vector<uint32_t> b_row_cluster = intern_clusters(b.clusters, &j.b_cluster_first_row);
-  j.b_cluster.assign(a.items.size, kNone);
-  for (size_t r = 0; r < b.items.size; ++r) {
-    if (r + kPrefetch < b.items.size) ids.prefetch(b.items, r + kPrefetch);
-    auto [id, inserted] = ids.insert(b.items, r);
-    if (inserted) {
-      j.a_cluster.push_back(kNone);
-      j.b_cluster.push_back(b_row_cluster[r]);
-    } else if (j.b_cluster[id] != kNone) {
-      duplicate(b.role, b.items, first_row_with(b.items, r), r);
-    } else {
-      j.b_cluster[id] = b_row_cluster[r];
-    }
-  }
+  add_b(b, ids, &j);
   j.weight.assign(j.n_items(), 1.0);
   if (items) add_items_table(*items, ids, &j);
   return j;

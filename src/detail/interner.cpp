@@ -65,7 +65,7 @@ uint32_t Interner::column_index(const IdColumn& col) {
 }
 
 void Interner::grow() {
-  std::vector<Slot> old(slots_.size() * 2, Slot{0, kNone});
+  BigVector<Slot> old(slots_.size() * 2, Slot{0, kNone});
   old.swap(slots_);
   mask_ = slots_.size() - 1;
   for (const Slot& s : old) {

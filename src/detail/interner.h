@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "clusterscore/big_vector.h"
 #include "clusterscore/ids.h"
 #include "detail/hash.h"
 
@@ -57,7 +58,7 @@ class Interner {
   uint32_t column_index(const IdColumn& col);
 
   bool strings_;
-  std::vector<Slot> slots_;
+  BigVector<Slot> slots_;
   std::vector<Ref> refs_;
   std::vector<IdColumn> cols_;  // copies of the views strings were inserted from
   size_t mask_ = 0;

@@ -1,0 +1,74 @@
+// Times each phase of a comparison on synthetic int64 data, to see where time goes.
+//   bench_phases [n_items]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+
+#include "clusterscore/comparison.h"
+#include "clusterscore/pointwise.h"
+
+using namespace clusterscore;
+using Clock = std::chrono::steady_clock;
+
+static double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+int main(int argc, char** argv) {
+  const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000'000;
+  std::mt19937_64 rng(1);
+  std::vector<int64_t> ids(n), truth(n), actual(n), ids_b(n), ids_t(n);
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) ids[i] = int64_t(rng() >> 1);
+  size_t label = 0;
+  for (size_t i = 0; i < n;) {  // power-law-ish sizes
+    size_t size = 1 + size_t(1.0 / (1e-4 + std::uniform_real_distribution<>(0, 1)(rng)));
+    for (size_t k = 0; k < size && i < n; ++k) truth[i++] = int64_t(label);
+    ++label;
+  }
+  std::vector<size_t> perm(n);
+  for (size_t i = 0; i < n; ++i) perm[i] = i;
+  std::shuffle(perm.begin(), perm.end(), rng);
+  for (size_t i = 0; i < n; ++i) {
+    ids_b[i] = ids[perm[i]];
+    actual[i] = (rng() % 10 == 0) ? int64_t(rng() % label) : truth[perm[i]];
+    ids_t[i] = ids[perm[(i * 7919) % n]];
+    w[i] = 0.5 + double(rng() % 1000) / 1000;
+  }
+  ClusteringInput a{"truth", IdColumn::of_ints(ids.data(), n), IdColumn::of_ints(truth.data(), n)};
+  ClusteringInput b{"actual", IdColumn::of_ints(ids_b.data(), n),
+                    IdColumn::of_ints(actual.data(), n)};
+  ItemsInput t{IdColumn::of_ints(ids_t.data(), n), w.data()};
+
+  for (int rep = 0; rep < 3; ++rep) {
+    std::printf("-- repetition %d\n", rep);
+    auto t0 = Clock::now();
+    JoinedClusterings j = join(a, b, &t);
+    std::printf("join          %.3f s\n", since(t0));
+    t0 = Clock::now();
+    std::vector<uint32_t> cell_of_item;
+    CellTable cells = build_cells(j, &cell_of_item);
+    std::printf("cells         %.3f s  (%zu cells)\n", since(t0), cells.size());
+    t0 = Clock::now();
+    Comparison c(a, b, &t, MetricFamily::kPointwise);
+    std::printf("comparison    %.3f s\n", since(t0));
+    t0 = Clock::now();
+    c.overall();
+    std::printf("overall       %.3f s\n", since(t0));
+    t0 = Clock::now();
+    c.by_cluster(Side::kA);
+    std::printf("by A cluster  %.3f s\n", since(t0));
+    t0 = Clock::now();
+    c.by_cluster(Side::kB);
+    std::printf("by B cluster  %.3f s\n", since(t0));
+    t0 = Clock::now();
+    std::vector<uint32_t> slice(c.joined().n_items());
+    for (size_t i = 0; i < slice.size(); ++i) slice[i] = uint32_t(i % 5);
+    c.by_items(ItemGrouping{slice, 5, {0, 1, 2, 3, 4}});
+    std::printf("by slice      %.3f s\n", since(t0));
+  }
+  return 0;
+}

@@ -1,0 +1,57 @@
+"""Seeded synthetic clusterings for benchmarks: power-law cluster sizes, random 63-bit
+int64 item ids, random weights, one slice column, and a second clustering derived by
+moving a fraction of items through random splits and merges."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+
+def power_law_labels(rng: np.random.Generator, n: int, exponent: float = 2.0) -> np.ndarray:
+    sizes = np.minimum(rng.zipf(exponent, size=n), 10_000)
+    sizes = sizes[np.cumsum(sizes) <= n]
+    sizes = np.append(sizes, n - sizes.sum()) if sizes.sum() < n else sizes
+    labels = np.repeat(np.arange(len(sizes), dtype=np.int64), sizes)
+    return rng.permutation(labels)
+
+
+def perturb(rng: np.random.Generator, labels: np.ndarray, moved: float) -> np.ndarray:
+    """About `moved` of the items change cluster: half by splits (a random part of a
+    cluster gets a new id), half by merges (a whole cluster joins another)."""
+    out = labels.copy()
+    n, k = len(labels), int(labels.max()) + 1
+    target = int(moved * n)
+    # splits: items picked at random move to one fresh cluster per source cluster
+    split_items = rng.choice(n, size=target // 2, replace=False)
+    out[split_items] = k + labels[split_items]
+    # merges: whole clusters (by label) join a random other cluster until enough moved
+    sizes = np.bincount(labels)
+    order = rng.permutation(k)
+    cum = np.cumsum(sizes[order])
+    chosen = order[: int(np.searchsorted(cum, target // 2)) + 1]
+    remap = np.arange(2 * k, dtype=np.int64)
+    remap[chosen] = rng.integers(0, k, size=len(chosen))
+    return remap[out]
+
+
+def make(n: int, moved: float = 0.10, seed: int = 0):
+    """Returns (truth table, actual table, items table) as Arrow tables."""
+    rng = np.random.default_rng(seed)
+    ids = rng.integers(0, 2**63 - 1, size=n, dtype=np.int64)  # collisions negligible
+    ids = np.unique(ids)
+    rng.shuffle(ids)
+    n = len(ids)
+    truth = power_law_labels(rng, n)
+    actual = perturb(rng, truth, moved)
+    order = rng.permutation(n)  # the two files list items in different orders
+    t = pa.table({"item_id": ids, "cluster_id": truth})
+    a = pa.table({"item_id": ids[order], "cluster_id": actual[order]})
+    items = pa.table(
+        {
+            "item_id": ids[rng.permutation(n)],
+            "weight": rng.uniform(0.5, 2.0, n),
+            "country": rng.choice(np.array(["US", "DE", "FR", "JP", "BR"]), n),
+        }
+    )
+    return t, a, items

@@ -52,7 +52,10 @@ size_t Comparison::first_mean() const {
 }
 
 GroupTable Comparison::finish(GroupTable t) const {
-  if (family_ == MetricFamily::kPointwise) add_pointwise_derived(&t);
+  if (family_ == MetricFamily::kPointwise)
+    add_pointwise_derived(&t);
+  else
+    add_impact_derived(&t);
   return t;
 }
 

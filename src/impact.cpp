@@ -1,5 +1,7 @@
 #include "clusterscore/impact.h"
 
+#include <algorithm>
+
 #include "detail/kahan.h"
 
 namespace clusterscore {
@@ -65,6 +67,35 @@ ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact) 
   for (uint32_t n : cells.row_cells) s.base_clusters_split += n >= 2;
   for (uint32_t n : cells.col_cells) s.exp_clusters_merged += n >= 2;
   return s;
+}
+
+}  // namespace clusterscore
+
+namespace clusterscore {
+
+void add_impact_derived(GroupTable* g) {
+  const std::vector<double>& share = g->column("affected_share");
+  std::vector<double> w(g->size());
+  for (size_t i = 0; i < w.size(); ++i) w[i] = g->weight[i] * share[i];
+  g->names.push_back("affected_weight");
+  g->columns.push_back(std::move(w));
+}
+
+FlowTable changed_flows(const CellTable& cells) {
+  FlowTable f;
+  for (size_t k = 0; k < cells.size(); ++k)
+    if (cells.row_cells[cells.row[k]] > 1 || cells.col_cells[cells.col[k]] > 1)
+      f.cell.push_back(uint32_t(k));
+  std::sort(f.cell.begin(), f.cell.end(), [&](uint32_t x, uint32_t y) {
+    if (cells.weight[x] != cells.weight[y]) return cells.weight[x] > cells.weight[y];
+    if (cells.row[x] != cells.row[y]) return cells.row[x] < cells.row[y];
+    return cells.col[x] < cells.col[y];
+  });
+  for (uint32_t k : f.cell) {
+    f.share_of_base.push_back(cells.weight[k] / cells.row_weight[cells.row[k]]);
+    f.share_of_exp.push_back(cells.weight[k] / cells.col_weight[cells.col[k]]);
+  }
+  return f;
 }
 
 }  // namespace clusterscore

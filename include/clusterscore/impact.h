@@ -30,4 +30,17 @@ struct ImpactSummary {
 
 ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact);
 
+// Adds `affected_weight` (weight × affected_share) to a group table of impact means.
+void add_impact_derived(struct GroupTable* groups);
+
+// The flows of weight between a Base cluster and an Exp cluster where something changed:
+// every cell whose Base cluster spans several Exp clusters or whose Exp cluster spans
+// several Base clusters. Largest weight first (ties: by Base, then Exp cluster index).
+struct FlowTable {
+  std::vector<uint32_t> cell;
+  std::vector<double> share_of_base;  // the cell's weight / its Base cluster's weight (in T)
+  std::vector<double> share_of_exp;   // the cell's weight / its Exp cluster's weight (in T)
+};
+FlowTable changed_flows(const CellTable& cells);
+
 }  // namespace clusterscore

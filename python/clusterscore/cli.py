@@ -10,6 +10,8 @@ import typer
 from rich.console import Console
 
 from . import _report as report
+from ._comparison import Comparison
+from ._diff import Diff
 from ._evaluate import Evaluation
 
 app = typer.Typer(
@@ -93,11 +95,58 @@ def evaluate(
     )
     report.print_all(console, *shown)
     if out is not None:
-        _write_evaluation(out, result, slices)
+        _write(out, result, slices, {"per_item": result.per_item_table()})
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
-def _write_evaluation(out: Path, result: Evaluation, slices: dict) -> None:
+@app.command()
+def diff(
+    base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
+    exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
+    items: ItemsOpt = None,
+    slice_: SliceOpt = None,
+    out: OutOpt = None,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+) -> None:
+    """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
+    rates, affected items, per-slice tables, and the clusters that changed the most."""
+    result = Diff(
+        base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
+    )
+    slices = {s: result.per_slice_table(s) for s in slice_ or []}
+    metric_cols = ["items", "weight", "split_distance", "merge_distance", "affected_weight"]
+    shown = [
+        report.coverage_table(result.coverage, result._roles),
+        report.kv_table("Overall impact (common items)", result.overall),
+    ]
+    for name, table in slices.items():
+        shown.append(report.frame_table(f"Per {name}", table.to_pandas(), [name, *metric_cols]))
+    for side in ("base", "exp"):
+        df = result.per_cluster(side)
+        top = df.nlargest(10, "affected_weight").query("affected_weight > 0")
+        cols = ["cluster_id", "items", "weight", "affected_weight", "split_rate", "merge_rate"]
+        shown.append(
+            report.frame_table(f"{side} clusters with the most affected weight", top, cols)
+        )
+    flows = result.flows()
+    shown.append(
+        report.frame_table(
+            f"Largest flows between changed clusters ({len(flows):,} in all)",
+            flows.head(10),
+            list(flows.columns),
+        )
+    )
+    report.print_all(console := Console(), *shown)
+    if out is not None:
+        tables = {"per_item": result.per_item_table(), "flows": result.flows_table()}
+        _write(out, result, slices, tables)
+        console.print(f"wrote {out}/summary.json and Parquet tables")
+
+
+def _write(out: Path, result: Comparison, slices: dict, tables: dict) -> None:
+    """summary.json, then one Parquet file per table, per cluster of each side, per slice."""
     out.mkdir(parents=True, exist_ok=True)
     report.write_json(
         out / "summary.json",
@@ -107,9 +156,10 @@ def _write_evaluation(out: Path, result: Evaluation, slices: dict) -> None:
             "slices": {name: report.records(t) for name, t in slices.items()},
         },
     )
-    report.write_parquet(out / "per_item.parquet", result.per_item_table())
-    report.write_parquet(out / "per_truth_cluster.parquet", result.per_cluster_table("truth"))
-    report.write_parquet(out / "per_actual_cluster.parquet", result.per_cluster_table("actual"))
+    for name, table in tables.items():
+        report.write_parquet(out / f"{name}.parquet", table)
+    for side in result._roles:
+        report.write_parquet(out / f"per_{side}_cluster.parquet", result.per_cluster_table(side))
     for name, table in slices.items():
         report.write_parquet(out / f"per_slice_{name}.parquet", table)
 

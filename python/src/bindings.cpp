@@ -91,6 +91,29 @@ nb::dict per_item_dict(const Comparison& c) {
   return d;
 }
 
+// Changed (Base cluster, Exp cluster) flows, largest first.
+nb::dict flows_dict(const Comparison& c) {
+  FlowTable f = changed_flows(c.cells());
+  const CellTable& t = c.cells();
+  const JoinedClusterings& j = c.joined();
+  std::vector<uint64_t> a_row, b_row, items;
+  std::vector<double> weight;
+  for (uint32_t k : f.cell) {
+    a_row.push_back(j.a_cluster_first_row[t.row[k]]);
+    b_row.push_back(j.b_cluster_first_row[t.col[k]]);
+    items.push_back(t.count[k]);
+    weight.push_back(t.weight[k]);
+  }
+  nb::dict d;
+  d["a_cluster_row"] = to_numpy(std::move(a_row));
+  d["b_cluster_row"] = to_numpy(std::move(b_row));
+  d["items"] = to_numpy(std::move(items));
+  d["weight"] = to_numpy(std::move(weight));
+  d["share_of_base"] = to_numpy(std::move(f.share_of_base));
+  d["share_of_exp"] = to_numpy(std::move(f.share_of_exp));
+  return d;
+}
+
 std::unique_ptr<Comparison> make_comparison(const std::string& role_a, const nb::tuple& a_items,
                                             const nb::tuple& a_clusters, const std::string& role_b,
                                             const nb::tuple& b_items, const nb::tuple& b_clusters,
@@ -168,6 +191,7 @@ NB_MODULE(_core, m) {
              return c.group_items(v);
            })
       .def("per_item", &per_item_dict)
+      .def("flows", &flows_dict)
       .def("cluster_first_rows", [](const Comparison& c, Side s) {
         return to_numpy(s == Side::kA ? c.joined().a_cluster_first_row
                                       : c.joined().b_cluster_first_row);

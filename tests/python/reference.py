@@ -76,3 +76,39 @@ def groups_of(mapping: dict, items) -> dict:
 
 def as_fraction(x) -> Fraction:
     return Fraction(x).limit_denominator(10**6)
+
+
+IMPACT_METRICS = [
+    "split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
+    "split_rate", "merge_rate",
+]  # fmt: skip
+
+
+def impact_items(base: dict, exp: dict, w: dict) -> dict:
+    """Per item of T: SPEC §3 quantities by set operations."""
+    tb, te, t = common_members(base, exp)
+    out = {}
+    for i in t:
+        bs, es = tb[base[i]], te[exp[i]]
+        b = sum(w[j] for j in bs)
+        e = sum(w[j] for j in es)
+        x = sum(w[j] for j in bs & es)
+        u = sum(w[j] for j in bs | es)
+        out[i] = {
+            "B": b, "E": e, "X": x, "U": u,
+            "split_distance": (b - x) / u, "merge_distance": (e - x) / u,
+            "jaccard_distance": (b + e - 2 * x) / u, "jaccard_index": x / u,
+            "split_rate": (b - x) / b, "merge_rate": (e - x) / e,
+            "affected": bs != es,
+        }  # fmt: skip
+    return out
+
+
+def impact_mean(per_item: dict, w: dict, members) -> dict:
+    members = [i for i in members if i in per_item]
+    total = sum(w[i] for i in members)
+    out = {m: sum(w[i] * per_item[i][m] for i in members) / total for m in IMPACT_METRICS}
+    out["affected_weight"] = sum(w[i] for i in members if per_item[i]["affected"])
+    out["items"] = len(members)
+    out["weight"] = total
+    return out

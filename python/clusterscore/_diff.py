@@ -1,0 +1,88 @@
+"""Comparing two clusterings of the same items: ABCDE impact metrics (SPEC §3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from . import _core
+from ._comparison import Comparison
+
+_SUMMARY = (
+    "affected_items",
+    "affected_weight",
+    "affected_jaccard_index",
+    "unaffected_jaccard_index",
+    "base_clusters_split",
+    "exp_clusters_merged",
+)
+
+
+class Diff(Comparison):
+    """Exp compared with Base on their common items: split and merge distances and rates,
+    which items are affected, and which clusters were split or merged.
+
+    `.overall` and `.coverage` are dicts; `.per_item()`, `.per_cluster("base" | "exp")`,
+    `.per_slice(column)` and `.flows()` are pandas DataFrames.
+    """
+
+    _roles = ("base", "exp")
+    _family = _core.MetricFamily.impact
+
+    @property
+    def overall(self) -> dict[str, float]:
+        means = super().overall
+        out: dict[str, float] = {
+            k: means[k]
+            for k in (
+                "split_distance",
+                "merge_distance",
+                "jaccard_distance",
+                "jaccard_index",
+                "split_rate",
+                "merge_rate",
+            )  # fmt: skip
+        }
+        s = self._core.impact()
+        for k in _SUMMARY:
+            out[k] = getattr(s, k)
+        return out
+
+    def _item_columns(self, d: dict[str, np.ndarray]) -> dict[str, Any]:
+        affected = d.pop("affected") != 0.0
+        return {"affected": affected, **d}
+
+    def flows(self) -> pd.DataFrame:
+        """Where the weight of each changed cluster went: one row per (Base cluster, Exp
+        cluster) pair sharing items where either cluster changed, largest weight first."""
+        return self.flows_table().to_pandas()
+
+    def flows_table(self) -> pa.Table:
+        d = self._core.flows()
+        return pa.table(
+            {
+                "base_cluster": self._a.table.column(self._cluster_col).take(d["a_cluster_row"]),
+                "exp_cluster": self._b.table.column(self._cluster_col).take(d["b_cluster_row"]),
+                "items": d["items"].astype(np.int64),
+                "weight": d["weight"],
+                "share_of_base": d["share_of_base"],
+                "share_of_exp": d["share_of_exp"],
+            }
+        )
+
+
+def diff(
+    base: Any,
+    exp: Any,
+    items: Any = None,
+    *,
+    item_col: str = "item_id",
+    cluster_col: str = "cluster_id",
+    weight_col: str = "weight",
+) -> Diff:
+    """Compares `exp` with `base` (each a path, DataFrame, Arrow table or dict
+    {item: cluster}); `items` optionally gives weights and slice columns."""
+    return Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)

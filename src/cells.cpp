@@ -76,21 +76,30 @@ struct CellBuilder {
 
 }  // namespace
 
-CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of_item) {
+CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
+                      const double* weights, size_t n_rows, size_t n_cols,
+                      std::vector<uint32_t>* cell_of_item) {
+  if (rows.size() != cols.size())
+    throw std::invalid_argument("clusterscore: row and column index arrays differ in length");
   CellBuilder b;
-  if (cell_of_item) cell_of_item->assign(j.n_items(), kNone);
-  const size_t n = j.n_items();
+  const size_t n = rows.size();
+  if (cell_of_item) cell_of_item->assign(n, kNone);
   constexpr size_t kPrefetch = 16;
   for (size_t i = 0; i < n; ++i) {
-    if (i + kPrefetch < n && j.in_both(i + kPrefetch))
-      b.index.prefetch_key(
-          CellBuilder::key(j.a_cluster[i + kPrefetch], j.b_cluster[i + kPrefetch]));
-    if (!j.in_both(i)) continue;
-    const double w = j.weight[i];
-    const uint32_t cell = b.add(j.a_cluster[i], j.b_cluster[i], 1, w, w * w);
+    const size_t ahead = i + kPrefetch;
+    if (ahead < n && rows[ahead] != kNone && cols[ahead] != kNone)
+      b.index.prefetch_key(CellBuilder::key(rows[ahead], cols[ahead]));
+    if (rows[i] == kNone || cols[i] == kNone) continue;
+    const double w = weights ? weights[i] : 1.0;
+    const uint32_t cell = b.add(rows[i], cols[i], 1, w, w * w);
     if (cell_of_item) (*cell_of_item)[i] = cell;
   }
-  return b.finish(j.n_a_clusters(), j.n_b_clusters());
+  return b.finish(n_rows, n_cols);
+}
+
+CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of_item) {
+  return build_cells(j.a_cluster, j.b_cluster, j.weight.data(), j.n_a_clusters(), j.n_b_clusters(),
+                     cell_of_item);
 }
 
 CellTable cells_from_lists(size_t n_rows, size_t n_cols, const std::vector<uint32_t>& row,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "clusterscore/clustering.h"
@@ -29,6 +30,12 @@ struct CellTable {
 // `cell_of_item` (if not null) receives each item's cell, kNone outside T.
 // All sums are compensated. O(items) expected time.
 CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of_item);
+
+// The same from per-item cluster indices (kNone skips the item) and weights (all 1 if
+// null): `rows` in [0, n_rows), `cols` in [0, n_cols).
+CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
+                      const double* weights, size_t n_rows, size_t n_cols,
+                      std::vector<uint32_t>* cell_of_item);
 
 // Cells from explicit (row, col, count, weight, weight_sq) lists, e.g. partial tables
 // computed elsewhere; repeated (row, col) pairs are added up. Marginals are derived.

@@ -2,12 +2,14 @@
 // live in the Python package.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
 #include <memory>
 
+#include "clusterscore/classic.h"
 #include "clusterscore/comparison.h"
 #include "clusterscore/error.h"
 
@@ -134,6 +136,101 @@ std::unique_ptr<Comparison> make_comparison(const std::string& role_a, const nb:
   return std::make_unique<Comparison>(a, b, items.is_none() ? nullptr : &t, family);
 }
 
+nb::object u128_int(unsigned __int128 x) {
+  nb::object hi = nb::int_(uint64_t(x >> 64)), lo = nb::int_(uint64_t(x));
+  return (hi << nb::int_(64)) | lo;
+}
+
+nb::object opt(const std::optional<double>& v) {
+  if (v) return nb::float_(*v);
+  return nb::none();
+}
+
+nb::dict scores_dict(const ClassicScores& s, bool weighted) {
+  nb::dict d;
+  if (weighted) {
+    const WeightedPairConfusion& p = s.weighted_pairs;
+    d["pair_confusion_matrix"] = nb::make_tuple(p.tn, p.fp, p.fn, p.tp);
+  } else {
+    const PairConfusion& p = s.pairs;
+    d["pair_confusion_matrix"] =
+        nb::make_tuple(u128_int(p.tn), u128_int(p.fp), u128_int(p.fn), u128_int(p.tp));
+  }
+#define CS_F(name) d[#name] = nb::float_(s.name);
+#define CS_O(name) d[#name] = opt(s.name);
+  CS_F(rand_score)
+  CS_O(adjusted_rand_score) CS_F(fowlkes_mallows_score) CS_O(pair_precision_score)
+      CS_O(pair_recall_score) CS_O(pair_jaccard_score) CS_F(mutual_info_score)
+          CS_F(normalized_mutual_info_score) CS_O(adjusted_mutual_info_score)
+              CS_F(homogeneity_score) CS_F(completeness_score) CS_F(v_measure_score)
+                  CS_O(f_measure_score) CS_O(purity_score) CS_O(inverse_purity_score)
+                      CS_O(clustering_error) CS_O(clustering_ratio) CS_O(bcubed_precision_score)
+                          CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
+#undef CS_F
+#undef CS_O
+                              if (weighted) d["adjusted_rand_score"] = nb::none();
+  return d;
+}
+
+ClassicOptions classic_options(bool weighted, Average average, double beta, bool ami,
+                               bool matching) {
+  ClassicOptions o;
+  o.weighted = weighted;
+  o.average = average;
+  o.beta = beta;
+  o.adjusted_mutual_info = ami;
+  o.matching = matching;
+  return o;
+}
+
+nb::dict classic_from_labels(const nb::tuple& a, const nb::tuple& b, nb::object weights,
+                             Average average, double beta, bool ami, bool matching) {
+  const IdColumn ca = id_column(a), cb = id_column(b);
+  const double* w = nullptr;
+  Array<double> wa;
+  if (!weights.is_none()) {
+    wa = nb::cast<Array<double>>(weights);
+    if (wa.shape(0) != ca.size) throw std::invalid_argument("sample_weight has the wrong length");
+    w = wa.data();
+  }
+  ClassicScores s;
+  {
+    nb::gil_scoped_release release;
+    LabelCells lc = cells_from_labels(ca, cb, w);
+    s = classic_scores(lc.cells, classic_options(w != nullptr, average, beta, ami, matching));
+  }
+  return scores_dict(s, w != nullptr);
+}
+
+nb::dict classic_from_cells(size_t n_rows, size_t n_cols, std::vector<uint32_t> rows,
+                            std::vector<uint32_t> cols, std::vector<uint64_t> counts,
+                            std::vector<double> weights, std::vector<double> weights_sq,
+                            bool weighted, Average average, double beta, bool ami, bool matching) {
+  CellTable t = cells_from_lists(n_rows, n_cols, rows, cols, counts, weights, weights_sq);
+  return scores_dict(classic_scores(t, classic_options(weighted, average, beta, ami, matching)),
+                     weighted);
+}
+
+// Cells of two labelings with the first position of each label, for contingency_matrix.
+nb::dict label_cells(const nb::tuple& a, const nb::tuple& b, nb::object weights) {
+  const IdColumn ca = id_column(a), cb = id_column(b);
+  const double* w = nullptr;
+  Array<double> wa;
+  if (!weights.is_none()) {
+    wa = nb::cast<Array<double>>(weights);
+    w = wa.data();
+  }
+  LabelCells lc = cells_from_labels(ca, cb, w);
+  nb::dict d;
+  d["row"] = to_numpy(std::move(lc.cells.row));
+  d["col"] = to_numpy(std::move(lc.cells.col));
+  d["count"] = to_numpy(std::move(lc.cells.count));
+  d["weight"] = to_numpy(std::move(lc.cells.weight));
+  d["a_first"] = to_numpy(std::move(lc.a_first));
+  d["b_first"] = to_numpy(std::move(lc.b_first));
+  return d;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -153,6 +250,16 @@ NB_MODULE(_core, m) {
       .value("pointwise", MetricFamily::kPointwise)
       .value("impact", MetricFamily::kImpact);
   nb::enum_<Side>(m, "Side").value("a", Side::kA).value("b", Side::kB);
+  nb::enum_<Average>(m, "Average")
+      .value("arithmetic", Average::kArithmetic)
+      .value("geometric", Average::kGeometric)
+      .value("min", Average::kMin)
+      .value("max", Average::kMax);
+  m.def("classic_from_labels", &classic_from_labels, nb::arg("a"), nb::arg("b"),
+        nb::arg("weights").none(), nb::arg("average"), nb::arg("beta"), nb::arg("ami"),
+        nb::arg("matching"));
+  m.def("classic_from_cells", &classic_from_cells);
+  m.def("label_cells", &label_cells, nb::arg("a"), nb::arg("b"), nb::arg("weights").none());
 
   nb::class_<Coverage>(m, "Coverage")
 #define CS_RO(name) .def_ro(#name, &Coverage::name)

@@ -1,0 +1,293 @@
+"""Classic external clustering metrics with scikit-learn's names, signatures and values
+(SPEC §2), plus pair precision/recall/Jaccard, F-measure, purity, optimal-mapping error
+and B-cubed. Every function builds one weighted cell table in C++ and computes from it;
+`all_scores` returns every metric from a single table.
+
+`sample_weight` (positive, finite) is accepted everywhere except by the two adjusted
+metrics, whose chance models need counts. A metric whose denominator is zero where
+scikit-learn defines nothing is returned as None, never NaN.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from . import _arrays, _core
+
+_AVERAGES = {
+    "arithmetic": _core.Average.arithmetic,
+    "geometric": _core.Average.geometric,
+    "min": _core.Average.min,
+    "max": _core.Average.max,
+}
+
+__all__ = [
+    "adjusted_mutual_info_score", "adjusted_rand_score", "all_scores", "bcubed_f_score",
+    "bcubed_precision_score", "bcubed_recall_score", "clustering_error", "clustering_ratio",
+    "completeness_score", "contingency_matrix", "f_measure_score", "fowlkes_mallows_score",
+    "homogeneity_completeness_v_measure", "homogeneity_score", "inverse_purity_score",
+    "mutual_info_score", "normalized_mutual_info_score", "pair_confusion_matrix",
+    "pair_jaccard_score", "pair_precision_score", "pair_recall_score", "purity_score",
+    "rand_score", "scores_from_cells", "v_measure_score",
+]  # fmt: skip
+
+
+# -- inputs -------------------------------------------------------------------------------
+
+
+def _as_1d(labels: Any, name: str) -> np.ndarray:
+    if isinstance(labels, (pa.Array, pa.ChunkedArray)):
+        labels = labels.to_numpy(zero_copy_only=False)
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1D: shape is {arr.shape!r}")
+    return arr
+
+
+def _label_tuple(arr: np.ndarray) -> tuple:
+    """Labels → the C++ id column: integers as int64, floats by value, the rest as text."""
+    kind = arr.dtype.kind
+    if kind in "iub":
+        return ("int64", np.ascontiguousarray(arr).astype(np.int64, copy=False), None, None)
+    if kind == "f":
+        values = np.ascontiguousarray(arr, dtype=np.float64) + 0.0  # -0.0 and 0.0 are one label
+        return ("int64", values.view(np.int64), None, None)
+    try:
+        text = pa.array(arr, type=pa.string()) if kind in "US" else pa.array(arr.tolist())
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        text = pa.array([str(x) for x in arr.tolist()], type=pa.string())
+    return _arrays.id_tuple(_arrays.normalize_ids(text, as_string=True))
+
+
+def _check(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
+    t = _as_1d(labels_true, "labels_true")
+    p = _as_1d(labels_pred, "labels_pred")
+    if len(t) != len(p):
+        raise ValueError(
+            f"Found input variables with inconsistent numbers of samples: [{len(t)}, {len(p)}]"
+        )
+    return t, p
+
+
+def _weights(sample_weight: Any, n: int) -> np.ndarray | None:
+    if sample_weight is None:
+        return None
+    w = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    if w.ndim != 1 or len(w) != n:
+        raise ValueError(f"sample_weight must be 1D of length {n}: shape is {w.shape!r}")
+    bad = ~(np.isfinite(w) & (w > 0))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"sample_weight[{i}] = {w[i]!r} is not a finite number > 0")
+    return w
+
+
+def _average(method: str) -> Any:
+    if method not in _AVERAGES:
+        raise ValueError("'average_method' must be 'min', 'geometric', 'arithmetic', or 'max'")
+    return _AVERAGES[method]
+
+
+def _scores(
+    labels_true: Any,
+    labels_pred: Any,
+    sample_weight: Any = None,
+    *,
+    average_method: str = "arithmetic",
+    beta: float = 1.0,
+    ami: bool = False,
+    matching: bool = False,
+) -> dict:
+    t, p = _check(labels_true, labels_pred)
+    w = _weights(sample_weight, len(t))
+    return _core.classic_from_labels(
+        _label_tuple(t), _label_tuple(p), w, _average(average_method), float(beta), ami, matching
+    )
+
+
+# -- pair counting --------------------------------------------------------------------------
+
+
+def pair_confusion_matrix(labels_true, labels_pred, *, sample_weight=None) -> np.ndarray:
+    """[[tn, fp], [fn, tp]] over ordered pairs, as scikit-learn; exact integers (an object
+    array of Python ints beyond int64), or weights w(i)·w(j) with sample_weight."""
+    tn, fp, fn, tp = _scores(labels_true, labels_pred, sample_weight)["pair_confusion_matrix"]
+    if sample_weight is not None:
+        return np.array([[tn, fp], [fn, tp]], dtype=np.float64)
+    big = max(tn, fp, fn, tp) >= 2**63
+    return np.array([[tn, fp], [fn, tp]], dtype=object if big else np.int64)
+
+
+def rand_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    return _scores(labels_true, labels_pred, sample_weight)["rand_score"]
+
+
+def adjusted_rand_score(labels_true, labels_pred) -> float:
+    return _scores(labels_true, labels_pred)["adjusted_rand_score"]
+
+
+def fowlkes_mallows_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    return _scores(labels_true, labels_pred, sample_weight)["fowlkes_mallows_score"]
+
+
+def pair_precision_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """Pairs together in both / pairs together in labels_pred: a/(a+c). None without pairs."""
+    return _scores(labels_true, labels_pred, sample_weight)["pair_precision_score"]
+
+
+def pair_recall_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """Pairs together in both / pairs together in labels_true: a/(a+b). None without pairs."""
+    return _scores(labels_true, labels_pred, sample_weight)["pair_recall_score"]
+
+
+def pair_jaccard_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """a/(a+b+c): pairs together in both over pairs together in either."""
+    return _scores(labels_true, labels_pred, sample_weight)["pair_jaccard_score"]
+
+
+# -- information ----------------------------------------------------------------------------
+
+
+def mutual_info_score(labels_true, labels_pred, *, contingency=None, sample_weight=None) -> float:
+    if contingency is not None:
+        return scores_from_contingency(contingency)["mutual_info_score"]
+    return _scores(labels_true, labels_pred, sample_weight)["mutual_info_score"]
+
+
+def normalized_mutual_info_score(
+    labels_true, labels_pred, *, average_method="arithmetic", sample_weight=None
+) -> float:
+    s = _scores(labels_true, labels_pred, sample_weight, average_method=average_method)
+    return s["normalized_mutual_info_score"]
+
+
+def adjusted_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic") -> float:
+    s = _scores(labels_true, labels_pred, average_method=average_method, ami=True)
+    return s["adjusted_mutual_info_score"]
+
+
+def homogeneity_completeness_v_measure(labels_true, labels_pred, *, beta=1.0, sample_weight=None):
+    s = _scores(labels_true, labels_pred, sample_weight, beta=beta)
+    return s["homogeneity_score"], s["completeness_score"], s["v_measure_score"]
+
+
+def homogeneity_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    return _scores(labels_true, labels_pred, sample_weight)["homogeneity_score"]
+
+
+def completeness_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    return _scores(labels_true, labels_pred, sample_weight)["completeness_score"]
+
+
+def v_measure_score(labels_true, labels_pred, *, beta=1.0, sample_weight=None) -> float:
+    return _scores(labels_true, labels_pred, sample_weight, beta=beta)["v_measure_score"]
+
+
+# -- set matching and B-cubed -----------------------------------------------------------------
+
+
+def f_measure_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """Σ_i |Y_i|/n · max_j F(Y_i, C_j): each truth cluster's best-matching F score."""
+    return _scores(labels_true, labels_pred, sample_weight)["f_measure_score"]
+
+
+def purity_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    return _scores(labels_true, labels_pred, sample_weight)["purity_score"]
+
+
+def inverse_purity_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    return _scores(labels_true, labels_pred, sample_weight)["inverse_purity_score"]
+
+
+def clustering_error(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """1 − the mass kept by the optimal one-to-one mapping of truth to predicted clusters."""
+    return _scores(labels_true, labels_pred, sample_weight, matching=True)["clustering_error"]
+
+
+def clustering_ratio(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """Number of predicted clusters / number of true clusters."""
+    return _scores(labels_true, labels_pred, sample_weight)["clustering_ratio"]
+
+
+def bcubed_precision_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    return _scores(labels_true, labels_pred, sample_weight)["bcubed_precision_score"]
+
+
+def bcubed_recall_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    return _scores(labels_true, labels_pred, sample_weight)["bcubed_recall_score"]
+
+
+def bcubed_f_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    return _scores(labels_true, labels_pred, sample_weight)["bcubed_f_score"]
+
+
+# -- everything at once ---------------------------------------------------------------------
+
+
+def all_scores(labels_true, labels_pred, sample_weight=None) -> dict[str, float | None]:
+    """Every scalar metric of this module, keyed by function name, from one cell table.
+    With sample_weight the adjusted metrics are None (their chance models need counts)."""
+    s = _scores(labels_true, labels_pred, sample_weight, ami=sample_weight is None, matching=True)
+    s.pop("pair_confusion_matrix")
+    return s
+
+
+def scores_from_cells(rows, cols, counts, weights=None, weights_sq=None) -> dict:
+    """Every metric from a cell table given as parallel lists: (truth cluster index, predicted
+    cluster index, item count[, Σw, Σw²]) — e.g. computed by a distributed engine. Repeated
+    (row, col) pairs are added up. Weighted metrics when `weights` is given."""
+    rows = np.asarray(rows, dtype=np.uint32)
+    cols = np.asarray(cols, dtype=np.uint32)
+    counts = np.asarray(counts, dtype=np.uint64)
+    weighted = weights is not None
+    w = np.asarray(weights if weighted else counts, dtype=np.float64)
+    w2 = np.asarray(weights_sq if weights_sq is not None else w, dtype=np.float64)
+    n_rows = int(rows.max()) + 1 if len(rows) else 0
+    n_cols = int(cols.max()) + 1 if len(cols) else 0
+    return _core.classic_from_cells(
+        n_rows, n_cols, rows, cols, counts, w, w2, weighted, _core.Average.arithmetic, 1.0,
+        not weighted, True,
+    )  # fmt: skip
+
+
+def scores_from_contingency(contingency) -> dict:
+    import scipy.sparse as sp
+
+    coo = sp.coo_matrix(contingency)
+    data = np.asarray(coo.data)
+    if np.issubdtype(data.dtype, np.integer) or np.all(data == np.round(data)):
+        keep = data > 0
+        return scores_from_cells(coo.row[keep], coo.col[keep], data[keep].astype(np.uint64))
+    keep = data > 0
+    return scores_from_cells(
+        coo.row[keep], coo.col[keep], np.ones(keep.sum(), np.uint64), data[keep], data[keep] ** 2
+    )
+
+
+def contingency_matrix(
+    labels_true, labels_pred, *, eps=None, sparse=False, dtype=np.int64, sample_weight=None
+):
+    """The contingency table with rows and columns in sorted label order, as scikit-learn
+    returns it (dense unless sparse=True); weights instead of counts with sample_weight."""
+    import scipy.sparse as sp
+
+    if eps is not None and sparse:
+        raise ValueError("Cannot set 'eps' when sparse=True")
+    t, p = _check(labels_true, labels_pred)
+    w = _weights(sample_weight, len(t))
+    d = _core.label_cells(_label_tuple(t), _label_tuple(p), w)
+    row_rank = np.argsort(np.argsort(t[d["a_first"]], kind="stable"))
+    col_rank = np.argsort(np.argsort(p[d["b_first"]], kind="stable"))
+    values = d["weight"] if w is not None else d["count"].astype(np.int64)
+    shape = (len(d["a_first"]), len(d["b_first"]))
+    m = sp.coo_matrix((values, (row_rank[d["row"]], col_rank[d["col"]])), shape=shape).tocsr()
+    if w is None:
+        m = m.astype(dtype)
+    if sparse:
+        m.sum_duplicates()
+        return m
+    dense = m.toarray()
+    return dense + eps if eps is not None else dense

@@ -1,0 +1,13 @@
+// Private: the parts classic_scores() is assembled from, one file each.
+#pragma once
+
+#include "clusterscore/classic.h"
+
+namespace clusterscore {
+
+double adjusted_rand(const PairConfusion& p);
+void pair_scores(const CellTable& c, bool weighted, ClassicScores* s);
+void information_scores(const CellTable& c, const ClassicOptions& o, ClassicScores* s);
+void matching_scores(const CellTable& c, const ClassicOptions& o, ClassicScores* s);
+
+}  // namespace clusterscore

@@ -91,22 +91,24 @@ double expected_mutual_information(const CellTable& c) {
   const uint64_t n = c.total_count;
   const double dn = double(n);
   const uint64_t max_size = std::max(rows.back().first, cols.back().first);
-  // lgamma(k + 1) for every cluster size: the values scikit-learn takes from lgamma.
-  std::vector<double> lg(max_size + 2);
-  for (uint64_t k = 0; k < lg.size(); ++k) lg[k] = std::lgamma(double(k) + 1);
+  // lgamma(k + 1) for cluster sizes up to a few million, tabulated; beyond, computed.
+  constexpr uint64_t kTable = uint64_t(1) << 22;
+  std::vector<double> table(std::min(max_size, kTable) + 2);
+  for (uint64_t k = 0; k < table.size(); ++k) table[k] = std::lgamma(double(k) + 1);
+  auto lg = [&](uint64_t k) { return k < table.size() ? table[k] : std::lgamma(double(k) + 1); };
   const double lg_n = std::lgamma(dn + 1), log_n = std::log(dn);
   detail::KahanSum emi;
   for (const auto& [a, ma] : rows) {
     const double log_a = std::log(double(a));
-    const double gln_a = lg[a], gln_na = std::lgamma(double(n - a) + 1);
+    const double gln_a = lg(a), gln_na = std::lgamma(double(n - a) + 1);
     for (const auto& [b, mb] : cols) {
       const double log_b = std::log(double(b));
       // scikit-learn's association order: ((gln_a + gln_b) + gln_Na) + gln_Nb
-      const double gln_ab = gln_a + lg[b] + gln_na + std::lgamma(double(n - b) + 1);
+      const double gln_ab = gln_a + lg(b) + gln_na + std::lgamma(double(n - b) + 1);
       const int64_t start = std::max<int64_t>(1, int64_t(a) + int64_t(b) - int64_t(n));
       const int64_t end = int64_t(std::min(a, b)) + 1;
       auto term = [&](int64_t nij, double* out) {
-        const double gln = gln_ab - (lg[nij] + lg_n) - lg[a - nij] - lg[b - nij] -
+        const double gln = gln_ab - (lg(uint64_t(nij)) + lg_n) - lg(a - nij) - lg(b - nij) -
                            std::lgamma(double(int64_t(n) - int64_t(a) - int64_t(b) + nij) + 1);
         const double t3 = std::exp(gln);
         *out = (double(nij) / dn) * (log_n + std::log(double(nij)) - log_a - log_b) * t3;

@@ -81,7 +81,7 @@ def _weights(sample_weight: Any, n: int) -> np.ndarray | None:
     bad = ~(np.isfinite(w) & (w > 0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"sample_weight[{i}] = {w[i]!r} is not a finite number > 0")
+        raise ValueError(f"sample_weight[{i}] = {float(w[i])!r} is not a finite number > 0")
     return w
 
 

@@ -67,7 +67,7 @@ class Aggregator {
     for (size_t u = 0; u < u_.group.size(); ++u)
       if (!skip(u)) ++start[u_.group[u] + 1];
     for (size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
-    std::vector<uint32_t> order(start[n_groups]);
+    BigVector<uint32_t> order(start[n_groups]);
     std::vector<uint64_t> next(start.begin(), start.end() - 1);
     for (size_t u = 0; u < u_.group.size(); ++u)
       if (!skip(u)) order[next[u_.group[u]]++] = uint32_t(u);

@@ -12,9 +12,9 @@ using detail::KahanSum;
 
 struct CellBuilder {
   detail::Interner index{false, 1024};
-  std::vector<uint32_t> row, col;
-  std::vector<uint64_t> count;
-  std::vector<KahanSum> weight, weight_sq;
+  BigVector<uint32_t> row, col;
+  BigVector<uint64_t> count;
+  BigVector<KahanSum> weight, weight_sq;
 
   static uint64_t key(uint32_t r, uint32_t c) { return (uint64_t(r) << 32) | c; }
 
@@ -78,26 +78,59 @@ struct CellBuilder {
 
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                       const double* weights, size_t n_rows, size_t n_cols,
-                      std::vector<uint32_t>* cell_of_item) {
+                      BigVector<uint32_t>* cell_of_item) {
   if (rows.size() != cols.size())
     throw std::invalid_argument("clusterscore: row and column index arrays differ in length");
-  CellBuilder b;
   const size_t n = rows.size();
+  if (n >= kNone) throw std::length_error("clusterscore: more than 2^32-2 items");
   if (cell_of_item) cell_of_item->assign(n, kNone);
-  constexpr size_t kPrefetch = 16;
-  for (size_t i = 0; i < n; ++i) {
-    const size_t ahead = i + kPrefetch;
-    if (ahead < n && rows[ahead] != kNone && cols[ahead] != kNone)
-      b.index.prefetch_key(CellBuilder::key(rows[ahead], cols[ahead]));
-    if (rows[i] == kNone || cols[i] == kNone) continue;
-    const double w = weights ? weights[i] : 1.0;
-    const uint32_t cell = b.add(rows[i], cols[i], 1, w, w * w);
-    if (cell_of_item) (*cell_of_item)[i] = cell;
+  // Items grouped by row with a counting sort; then within each row, a per-column marker
+  // finds the row's cells. No hashing, and only arrays the size of the cluster counts are
+  // accessed at random: much faster than a hash table of (row, col) keys.
+  BigVector<uint32_t> start(n_rows + 1, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (rows[i] != kNone && cols[i] != kNone) ++start[rows[i] + 1];
+  for (size_t r = 0; r < n_rows; ++r) start[r + 1] += start[r];
+  BigVector<uint32_t> order(start[n_rows]);
+  {
+    BigVector<uint32_t> next(start.begin(), start.end() - 1);
+    for (size_t i = 0; i < n; ++i)
+      if (rows[i] != kNone && cols[i] != kNone) order[next[rows[i]]++] = uint32_t(i);
   }
-  return b.finish(n_rows, n_cols);
+  BigVector<uint32_t> mark(n_cols, kNone), cell_at(n_cols);
+  CellTable t;
+  BigVector<KahanSum> w, w2;
+  for (uint32_t r = 0; r < n_rows; ++r) {
+    for (uint32_t p = start[r]; p < start[r + 1]; ++p) {
+      const uint32_t i = order[p], c = cols[i];
+      if (mark[c] != r) {
+        mark[c] = r;
+        cell_at[c] = uint32_t(t.row.size());
+        t.row.push_back(r);
+        t.col.push_back(c);
+        t.count.push_back(0);
+        w.emplace_back();
+        w2.emplace_back();
+      }
+      const uint32_t k = cell_at[c];
+      const double wi = weights ? weights[i] : 1.0;
+      ++t.count[k];
+      w[k].add(wi);
+      w2[k].add(wi * wi);
+      if (cell_of_item) (*cell_of_item)[i] = k;
+    }
+  }
+  t.n_rows = n_rows;
+  t.n_cols = n_cols;
+  t.weight.reserve(w.size());
+  t.weight_sq.reserve(w.size());
+  for (const KahanSum& s : w) t.weight.push_back(s.value());
+  for (const KahanSum& s : w2) t.weight_sq.push_back(s.value());
+  CellBuilder::add_marginals(&t);
+  return t;
 }
 
-CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of_item) {
+CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item) {
   return build_cells(j.a_cluster, j.b_cluster, j.weight.data(), j.n_a_clusters(), j.n_b_clusters(),
                      cell_of_item);
 }

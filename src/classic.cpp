@@ -2,20 +2,13 @@
 
 #include "classic_parts.h"
 #include "clusterscore/ids.h"
-#include "detail/interner.h"
+#include "detail/intern_column.h"
 
 namespace clusterscore {
 namespace {
 
-std::vector<uint32_t> intern_labels(const IdColumn& labels, std::vector<uint64_t>* first) {
-  detail::Interner in(labels.is_string(), labels.size / 8 + 16);
-  std::vector<uint32_t> out(labels.size);
-  for (size_t r = 0; r < labels.size; ++r) {
-    auto [id, inserted] = in.insert(labels, r);
-    if (inserted) first->push_back(r);
-    out[r] = id;
-  }
-  return out;
+BigVector<uint32_t> intern_labels(const IdColumn& labels, std::vector<uint64_t>* first) {
+  return detail::intern_column(labels, first);
 }
 
 }  // namespace
@@ -25,8 +18,8 @@ LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double*
     throw std::invalid_argument("labels_true and labels_pred differ in length: " +
                                 std::to_string(a.size) + " and " + std::to_string(b.size));
   LabelCells out;
-  const std::vector<uint32_t> rows = intern_labels(a, &out.a_first);
-  const std::vector<uint32_t> cols = intern_labels(b, &out.b_first);
+  const BigVector<uint32_t> rows = intern_labels(a, &out.a_first);
+  const BigVector<uint32_t> cols = intern_labels(b, &out.b_first);
   out.cells = build_cells(rows, cols, weights, out.a_first.size(), out.b_first.size(), nullptr);
   return out;
 }

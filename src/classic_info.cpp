@@ -107,21 +107,32 @@ double expected_mutual_information(const CellTable& c) {
       const double gln_ab = gln_a + lg(b) + gln_na + std::lgamma(double(n - b) + 1);
       const int64_t start = std::max<int64_t>(1, int64_t(a) + int64_t(b) - int64_t(n));
       const int64_t end = int64_t(std::min(a, b)) + 1;
-      auto term = [&](int64_t nij, double* out) {
+      auto term = [&](int64_t nij, double* out) {  // returns the hypergeometric factor
         const double gln = gln_ab - (lg(uint64_t(nij)) + lg_n) - lg(a - nij) - lg(b - nij) -
                            std::lgamma(double(int64_t(n) - int64_t(a) - int64_t(b) + nij) + 1);
         const double t3 = std::exp(gln);
         *out = (double(nij) / dn) * (log_n + std::log(double(nij)) - log_a - log_b) * t3;
-        return t3 != 0.0;
+        return t3;
       };
       // The hypergeometric terms are log-concave in nij: walk out from the mode and stop
-      // where exp() underflows to exactly zero, as every further term does.
+      // once a term is below 1e-22 of the largest, where the rest of the tail cannot move
+      // the sum by an ulp (the tail decays faster than geometrically).
       const int64_t mode = std::clamp<int64_t>(
           int64_t((double(a) + 1) * (double(b) + 1) / (dn + 2)), start, end - 1);
       detail::KahanSum s;
-      double t;
-      for (int64_t nij = mode; nij < end && term(nij, &t); ++nij) s.add(t);
-      for (int64_t nij = mode - 1; nij >= start && term(nij, &t); --nij) s.add(t);
+      double t, t3, peak = 0;
+      for (int64_t nij = mode; nij < end; ++nij) {
+        t3 = term(nij, &t);
+        s.add(t);
+        peak = std::max(peak, t3);
+        if (t3 <= peak * 1e-22) break;
+      }
+      for (int64_t nij = mode - 1; nij >= start; --nij) {
+        t3 = term(nij, &t);
+        s.add(t);
+        peak = std::max(peak, t3);
+        if (t3 <= peak * 1e-22) break;
+      }
       emi.add(double(ma) * double(mb) * s.value());
     }
   }

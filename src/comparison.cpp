@@ -142,8 +142,8 @@ ImpactSummary Comparison::impact() const {
   return impact_summary(cells_, metrics_);
 }
 
-std::vector<uint32_t> Comparison::common_items() const {
-  std::vector<uint32_t> out;
+BigVector<uint32_t> Comparison::common_items() const {
+  BigVector<uint32_t> out;
   out.reserve(cells_.total_count);
   for (size_t i = 0; i < joined_.n_items(); ++i)
     if (cell_of_item_[i] != kNone) out.push_back(uint32_t(i));

@@ -4,6 +4,7 @@
 
 #include "clusterscore/clustering.h"
 #include "clusterscore/error.h"
+#include "detail/intern_column.h"
 #include "detail/interner.h"
 
 namespace clusterscore {
@@ -43,21 +44,13 @@ size_t first_row_with(const IdColumn& col, size_t row) {
 }
 
 // Interns the cluster ids of one clustering; returns each row's cluster index.
-std::vector<uint32_t> intern_clusters(const IdColumn& clusters, std::vector<uint64_t>* first_row) {
-  Interner interner(clusters.is_string(), clusters.size / 8 + 16);
-  std::vector<uint32_t> out(clusters.size);
-  for (size_t r = 0; r < clusters.size; ++r) {
-    if (r + kPrefetch < clusters.size) interner.prefetch(clusters, r + kPrefetch);
-    auto [id, inserted] = interner.insert(clusters, r);
-    if (inserted) first_row->push_back(r);
-    out[r] = id;
-  }
-  return out;
+BigVector<uint32_t> intern_clusters(const IdColumn& clusters, std::vector<uint64_t>* first_row) {
+  return detail::intern_column(clusters, first_row);
 }
 
 // Dense ids of every row's item (kNone if unknown); prefetches the table ahead.
-std::vector<uint32_t> find_all(const Interner& ids, const IdColumn& col) {
-  std::vector<uint32_t> found(col.size);
+BigVector<uint32_t> find_all(const Interner& ids, const IdColumn& col) {
+  BigVector<uint32_t> found(col.size);
   for (size_t r = 0; r < col.size; ++r) {
     if (r + kPrefetch < col.size) ids.prefetch(col, r + kPrefetch);
     found[r] = ids.find(col, r);
@@ -80,7 +73,7 @@ void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings
   check_weights(t);
   j->items_row.assign(j->n_items(), kNone);
   j->items_table_rows = t.items.size;
-  const std::vector<uint32_t> found = find_all(ids, t.items);
+  const BigVector<uint32_t> found = find_all(ids, t.items);
   // A second pass writes the per-item arrays, prefetching ahead: the writes land at
   // random places, and a lookup followed by a dependent miss would serialise them.
   for (size_t r = 0; r < found.size(); ++r) {
@@ -110,8 +103,8 @@ void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings
 
 // Adds B's rows: items already seen (from A) get their B cluster, new items are appended.
 void add_b(const ClusteringInput& b, Interner& ids, JoinedClusterings* j) {
-  const std::vector<uint32_t> b_row_cluster = intern_clusters(b.clusters, &j->b_cluster_first_row);
-  std::vector<uint32_t> found(b.items.size);
+  const BigVector<uint32_t> b_row_cluster = intern_clusters(b.clusters, &j->b_cluster_first_row);
+  BigVector<uint32_t> found(b.items.size);
   for (size_t r = 0; r < b.items.size; ++r) {
     if (r + kPrefetch < b.items.size) ids.prefetch(b.items, r + kPrefetch);
     found[r] = ids.insert(b.items, r).first;

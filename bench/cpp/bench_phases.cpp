@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
     JoinedClusterings j = join(a, b, &t);
     std::printf("join          %.3f s\n", since(t0));
     t0 = Clock::now();
-    std::vector<uint32_t> cell_of_item;
+    BigVector<uint32_t> cell_of_item;
     CellTable cells = build_cells(j, &cell_of_item);
     std::printf("cells         %.3f s  (%zu cells)\n", since(t0), cells.size());
     t0 = Clock::now();
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     c.by_cluster(Side::kB);
     std::printf("by B cluster  %.3f s\n", since(t0));
     t0 = Clock::now();
-    std::vector<uint32_t> slice(c.joined().n_items());
+    BigVector<uint32_t> slice(c.joined().n_items());
     for (size_t i = 0; i < slice.size(); ++i) slice[i] = uint32_t(i % 5);
     c.by_items(ItemGrouping{slice, 5, {0, 1, 2, 3, 4}});
     std::printf("by slice      %.3f s\n", since(t0));

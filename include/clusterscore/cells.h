@@ -5,6 +5,7 @@
 #include <span>
 #include <vector>
 
+#include "clusterscore/big_vector.h"
 #include "clusterscore/clustering.h"
 
 namespace clusterscore {
@@ -14,9 +15,9 @@ namespace clusterscore {
 // clusters restricted to T. Clusters that do not meet T have zero marginals.
 struct CellTable {
   size_t n_rows = 0, n_cols = 0;  // number of A clusters, B clusters (all of them)
-  std::vector<uint32_t> row, col;
-  std::vector<uint64_t> count;
-  std::vector<double> weight, weight_sq;
+  BigVector<uint32_t> row, col;
+  BigVector<uint64_t> count;
+  BigVector<double> weight, weight_sq;
   std::vector<uint64_t> row_count, col_count;  // per cluster, over T
   std::vector<double> row_weight, col_weight;  // per cluster, over T
   std::vector<uint32_t> row_cells, col_cells;  // number of cells in each row / column
@@ -29,13 +30,13 @@ struct CellTable {
 // Builds the cells of the common items, in order of first appearance in item order.
 // `cell_of_item` (if not null) receives each item's cell, kNone outside T.
 // All sums are compensated. O(items) expected time.
-CellTable build_cells(const JoinedClusterings& j, std::vector<uint32_t>* cell_of_item);
+CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item);
 
 // The same from per-item cluster indices (kNone skips the item) and weights (all 1 if
 // null): `rows` in [0, n_rows), `cols` in [0, n_cols).
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                       const double* weights, size_t n_rows, size_t n_cols,
-                      std::vector<uint32_t>* cell_of_item);
+                      BigVector<uint32_t>* cell_of_item);
 
 // Cells from explicit (row, col, count, weight, weight_sq) lists, e.g. partial tables
 // computed elsewhere; repeated (row, col) pairs are added up. Marginals are derived.

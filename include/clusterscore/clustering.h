@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "clusterscore/big_vector.h"
 #include "clusterscore/ids.h"
 
 namespace clusterscore {
@@ -32,10 +33,10 @@ struct ItemsInput {
 struct JoinedClusterings {
   std::string role_a, role_b;
   size_t a_rows = 0, b_rows = 0;
-  std::vector<uint32_t> a_cluster;            // per item: dense cluster index in A, or kNone
-  std::vector<uint32_t> b_cluster;            // per item: dense cluster index in B, or kNone
-  std::vector<double> weight;                 // per item; 1 unless the items table says otherwise
-  std::vector<uint32_t> items_row;            // per item: its row in the items table, or kNone;
+  BigVector<uint32_t> a_cluster;              // per item: dense cluster index in A, or kNone
+  BigVector<uint32_t> b_cluster;              // per item: dense cluster index in B, or kNone
+  BigVector<double> weight;                   // per item; 1 unless the items table says otherwise
+  BigVector<uint32_t> items_row;              // per item: its row in the items table, or kNone;
                                               // empty when there is no items table
   std::vector<uint64_t> a_cluster_first_row;  // per A cluster: first row of A naming it
   std::vector<uint64_t> b_cluster_first_row;  // per B cluster: first row of B naming it

@@ -31,7 +31,7 @@ struct Coverage {
 
 // Items grouped by the values of one or more items-table columns.
 struct ItemGrouping {
-  std::vector<uint32_t> item_group;  // per joined item
+  BigVector<uint32_t> item_group;  // per joined item
   size_t n_groups = 0;
   // Per group: an items-table row holding its values, or kNone for the group of items
   // that have no row in the items table (all values null).
@@ -59,8 +59,8 @@ class Comparison {
   ImpactSummary impact() const;  // kImpact only
 
   // Common items in item order (so in A's row order): item index, cell index.
-  std::vector<uint32_t> common_items() const;
-  const std::vector<uint32_t>& cell_of_item() const { return cell_of_item_; }
+  BigVector<uint32_t> common_items() const;
+  const BigVector<uint32_t>& cell_of_item() const { return cell_of_item_; }
 
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
@@ -69,7 +69,7 @@ class Comparison {
 
   MetricFamily family_;
   JoinedClusterings joined_;
-  std::vector<uint32_t> cell_of_item_;
+  BigVector<uint32_t> cell_of_item_;
   CellTable cells_;
   MetricTable metrics_;
 };

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "clusterscore/big_vector.h"
+
 namespace clusterscore {
 
 // One row per cell, one column per named quantity, row-major so that all of a
@@ -12,7 +14,7 @@ namespace clusterscore {
 struct MetricTable {
   std::vector<std::string> names;
   size_t n_rows = 0;
-  std::vector<double> values;  // n_rows × names.size()
+  BigVector<double> values;  // n_rows × names.size()
 
   size_t width() const { return names.size(); }
   double at(size_t row, size_t k) const { return values[row * width() + k]; }

@@ -18,6 +18,14 @@ class Evaluation(Comparison):
     _roles = ("truth", "actual")
     _family = _core.MetricFamily.pointwise
 
+    @property
+    def classic(self) -> dict[str, float | None]:
+        """The classic external metrics (clusterscore.metrics) on the common items, from
+        item counts (unweighted, so that they agree with scikit-learn's)."""
+        scores = self._core.classic()
+        scores.pop("pair_confusion_matrix")
+        return scores
+
 
 def evaluate(
     truth: Any,

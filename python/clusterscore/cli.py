@@ -74,6 +74,7 @@ def evaluate(
     shown = [
         report.coverage_table(result.coverage, result._roles),
         report.kv_table("Overall (weighted means over common items)", result.overall),
+        report.kv_table("Classic metrics (common items, unweighted)", result.classic),
     ]
     for name, table in slices.items():
         shown.append(report.frame_table(f"Per {name}", table.to_pandas(), [name, *metric_cols]))
@@ -95,7 +96,8 @@ def evaluate(
     )
     report.print_all(console, *shown)
     if out is not None:
-        _write(out, result, slices, {"per_item": result.per_item_table()})
+        extra = {"classic": result.classic}
+        _write(out, result, slices, {"per_item": result.per_item_table()}, extra)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
@@ -145,17 +147,18 @@ def diff(
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
-def _write(out: Path, result: Comparison, slices: dict, tables: dict) -> None:
+def _write(
+    out: Path, result: Comparison, slices: dict, tables: dict, extra: dict | None = None
+) -> None:
     """summary.json, then one Parquet file per table, per cluster of each side, per slice."""
     out.mkdir(parents=True, exist_ok=True)
-    report.write_json(
-        out / "summary.json",
-        {
-            "coverage": result.coverage,
-            "overall": result.overall,
-            "slices": {name: report.records(t) for name, t in slices.items()},
-        },
-    )
+    summary = {
+        "coverage": result.coverage,
+        "overall": result.overall,
+        "slices": {name: report.records(t) for name, t in slices.items()},
+    }
+    summary.update(extra or {})
+    report.write_json(out / "summary.json", summary)
     for name, table in tables.items():
         report.write_parquet(out / f"{name}.parquet", table)
     for side in result._roles:

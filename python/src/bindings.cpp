@@ -21,15 +21,14 @@ namespace {
 template <class T>
 using Array = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-template <class T>
-nb::object to_numpy(std::vector<T>&& v) {
-  auto* heap = new std::vector<T>(std::move(v));
-  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
+// Moves (or copies) a std::vector / BigVector into a numpy array that owns it.
+template <class V>
+nb::object to_numpy(V&& v) {
+  using Vec = std::decay_t<V>;
+  using T = typename Vec::value_type;
+  auto* heap = new Vec(std::forward<V>(v));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<Vec*>(p); });
   return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {heap->size()}, owner));
-}
-template <class T>
-nb::object to_numpy(const std::vector<T>& v) {
-  return to_numpy(std::vector<T>(v));
 }
 
 // An id column arrives as (kind, values) for integers or (kind, chars, offsets) for
@@ -73,12 +72,12 @@ nb::dict group_dict(GroupTable&& g) {
 
 // Per common item: its index, weight and every per-cell metric of its cell.
 nb::dict per_item_dict(const Comparison& c) {
-  std::vector<uint32_t> items = c.common_items();
+  BigVector<uint32_t> items = c.common_items();
   const JoinedClusterings& j = c.joined();
   const MetricTable& m = c.cell_metrics();
-  std::vector<uint64_t> b_row(items.size());
-  std::vector<double> weight(items.size());
-  std::vector<std::vector<double>> cols(m.width(), std::vector<double>(items.size()));
+  BigVector<uint64_t> b_row(items.size());
+  BigVector<double> weight(items.size());
+  std::vector<BigVector<double>> cols(m.width(), BigVector<double>(items.size()));
   for (size_t n = 0; n < items.size(); ++n) {
     const uint32_t i = items[n], cell = c.cell_of_item()[i];
     b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
@@ -159,16 +158,16 @@ nb::dict scores_dict(const ClassicScores& s, bool weighted) {
 #define CS_F(name) d[#name] = nb::float_(s.name);
 #define CS_O(name) d[#name] = opt(s.name);
   CS_F(rand_score)
-  CS_O(adjusted_rand_score) CS_F(fowlkes_mallows_score) CS_O(pair_precision_score)
-      CS_O(pair_recall_score) CS_O(pair_jaccard_score) CS_F(mutual_info_score)
-          CS_F(normalized_mutual_info_score) CS_O(adjusted_mutual_info_score)
-              CS_F(homogeneity_score) CS_F(completeness_score) CS_F(v_measure_score)
-                  CS_O(f_measure_score) CS_O(purity_score) CS_O(inverse_purity_score)
-                      CS_O(clustering_error) CS_O(clustering_ratio) CS_O(bcubed_precision_score)
-                          CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
+  CS_O(adjusted_rand_score)
+  CS_F(fowlkes_mallows_score) CS_O(pair_precision_score) CS_O(pair_recall_score)
+      CS_O(pair_jaccard_score) CS_F(mutual_info_score) CS_F(normalized_mutual_info_score)
+          CS_O(adjusted_mutual_info_score) CS_F(homogeneity_score) CS_F(completeness_score)
+              CS_F(v_measure_score) CS_O(f_measure_score) CS_O(purity_score)
+                  CS_O(inverse_purity_score) CS_O(clustering_error) CS_O(clustering_ratio)
+                      CS_O(bcubed_precision_score) CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
 #undef CS_F
 #undef CS_O
-                              if (weighted) d["adjusted_rand_score"] = nb::none();
+                          if (weighted) d["adjusted_rand_score"] = nb::none();
   return d;
 }
 
@@ -299,6 +298,15 @@ NB_MODULE(_core, m) {
            })
       .def("per_item", &per_item_dict)
       .def("flows", &flows_dict)
+      .def("classic",
+           [](const Comparison& c) {
+             ClassicScores s;
+             {
+               nb::gil_scoped_release release;
+               s = classic_scores(c.cells(), ClassicOptions{});
+             }
+             return scores_dict(s, false);
+           })
       .def("cluster_first_rows", [](const Comparison& c, Side s) {
         return to_numpy(s == Side::kA ? c.joined().a_cluster_first_row
                                       : c.joined().b_cluster_first_row);

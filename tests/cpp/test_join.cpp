@@ -32,9 +32,9 @@ TEST(Join, UnionOfItemsWithSidesAndWeights) {
   ItemsInput t{ints(ti), tw.data()};
   JoinedClusterings j = join(a, b, &t);
   ASSERT_EQ(j.n_items(), 4u);  // 5, 6, 7 from A then 8 from B
-  EXPECT_EQ(j.a_cluster, (std::vector<uint32_t>{0, 0, 1, kNone}));
-  EXPECT_EQ(j.b_cluster, (std::vector<uint32_t>{1, kNone, 0, 0}));
-  EXPECT_EQ(j.weight, (std::vector<double>{3.0, 1.0, 1.0, 2.0}));
+  EXPECT_EQ(j.a_cluster, (BigVector<uint32_t>{0, 0, 1, kNone}));
+  EXPECT_EQ(j.b_cluster, (BigVector<uint32_t>{1, kNone, 0, 0}));
+  EXPECT_EQ(j.weight, (BigVector<double>{3.0, 1.0, 1.0, 2.0}));
   EXPECT_EQ(j.items_table_unmatched, 1u);
   EXPECT_EQ(j.b_cluster_first_row, (std::vector<uint64_t>{0, 2}));
 }

@@ -110,7 +110,14 @@ def test_cli_writes_summary_and_tables(tmp_path, figure2, run_cli):
     assert "precision" in proc.stdout and "Coverage" in proc.stdout
     summary = json.loads((out / "summary.json").read_text())
     close(summary["overall"], OVERALL)
-    assert set(summary) == {"coverage", "overall", "slices"}
+    assert set(summary) == {"coverage", "overall", "slices", "classic"}
+    # classic metrics on T from counts: truth {i1,i2}{i3}, actual {i1,i3}{i2}
+    from sklearn.metrics import adjusted_rand_score
+
+    assert summary["classic"]["adjusted_rand_score"] == pytest.approx(
+        adjusted_rand_score([0, 0, 1], [0, 1, 0])
+    )
+    assert summary["classic"]["purity_score"] == pytest.approx(2 / 3)
     b = next(r for r in summary["slices"]["part"] if r["part"] == "b")
     close(b, SLICE_I2_I3)
     truth_t = pq.read_table(out / "per_truth_cluster.parquet").to_pandas().set_index("cluster_id")

@@ -1,0 +1,18 @@
+// Dense ids for the values of one column, in order of first appearance.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clusterscore/big_vector.h"
+#include "clusterscore/ids.h"
+
+namespace clusterscore::detail {
+
+// Returns each row's dense id and appends the first row of each id to `first_row`.
+// Integer columns whose values span a range of at most 4 rows per row are indexed
+// directly (no hashing: most label and cluster columns are such small integers);
+// anything else goes through the hash interner. O(rows) expected.
+BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* first_row);
+
+}  // namespace clusterscore::detail

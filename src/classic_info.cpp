@@ -97,6 +97,15 @@ double expected_mutual_information(const CellTable& c) {
   for (uint64_t k = 0; k < table.size(); ++k) table[k] = std::lgamma(double(k) + 1);
   auto lg = [&](uint64_t k) { return k < table.size() ? table[k] : std::lgamma(double(k) + 1); };
   const double lg_n = std::lgamma(dn + 1), log_n = std::log(dn);
+  // lgamma(N − a − b + nij + 1) has its argument within 2·max_size of N + 1: tabulate
+  // lgamma(N + 1 − k) for k ≤ 2·max_size (the same values, computed once).
+  std::vector<double> tail(std::min({2 * max_size, n, kTable}) + 1), logs(table.size());
+  for (uint64_t k = 0; k < tail.size(); ++k) tail[k] = std::lgamma(double(n - k) + 1);
+  for (uint64_t k = 1; k < logs.size(); ++k) logs[k] = std::log(double(k));
+  auto lg_tail = [&](uint64_t k) {
+    return k < tail.size() ? tail[k] : std::lgamma(double(n - k) + 1);
+  };
+  auto log_k = [&](uint64_t k) { return k < logs.size() ? logs[k] : std::log(double(k)); };
   detail::KahanSum emi;
   for (const auto& [a, ma] : rows) {
     const double log_a = std::log(double(a));
@@ -109,9 +118,9 @@ double expected_mutual_information(const CellTable& c) {
       const int64_t end = int64_t(std::min(a, b)) + 1;
       auto term = [&](int64_t nij, double* out) {  // returns the hypergeometric factor
         const double gln = gln_ab - (lg(uint64_t(nij)) + lg_n) - lg(a - nij) - lg(b - nij) -
-                           std::lgamma(double(int64_t(n) - int64_t(a) - int64_t(b) + nij) + 1);
+                           lg_tail(a + b - uint64_t(nij));
         const double t3 = std::exp(gln);
-        *out = (double(nij) / dn) * (log_n + std::log(double(nij)) - log_a - log_b) * t3;
+        *out = (double(nij) / dn) * (log_n + log_k(uint64_t(nij)) - log_a - log_b) * t3;
         return t3;
       };
       // The hypergeometric terms are log-concave in nij: walk out from the mode and stop

@@ -1,9 +1,11 @@
 #include <cmath>
+#include <cstring>
 #include <sstream>
 #include <stdexcept>
 
 #include "clusterscore/clustering.h"
 #include "clusterscore/error.h"
+#include "detail/hash.h"
 #include "detail/intern_column.h"
 #include "detail/interner.h"
 
@@ -120,6 +122,29 @@ void add_b(const ClusteringInput& b, Interner& ids, JoinedClusterings* j) {
 }
 
 }  // namespace
+
+namespace {
+uint64_t hash_id(const IdColumn& c, size_t row) {
+  return c.is_string() ? detail::hash_bytes(c.str(row)) : detail::mix64(uint64_t(c.ints[row]));
+}
+}  // namespace
+
+uint64_t fingerprint(const ClusteringInput& c) {
+  uint64_t h = detail::mix64(c.items.size);
+  for (size_t r = 0; r < c.items.size; ++r)
+    h += detail::mix64(hash_id(c.items, r) ^ (hash_id(c.clusters, r) * 0x9E3779B97F4A7C15ull));
+  return h;
+}
+
+uint64_t fingerprint(const ItemsInput& t) {
+  uint64_t h = detail::mix64(t.items.size + 1);
+  for (size_t r = 0; r < t.items.size; ++r) {
+    uint64_t w = 0;
+    if (t.weights) std::memcpy(&w, &t.weights[r], sizeof w);
+    h += detail::mix64(hash_id(t.items, r) ^ detail::mix64(w));
+  }
+  return h;
+}
 
 JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b,
                        const ItemsInput* items) {

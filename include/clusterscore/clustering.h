@@ -49,6 +49,12 @@ struct JoinedClusterings {
   bool in_both(size_t item) const { return a_cluster[item] != kNone && b_cluster[item] != kNone; }
 };
 
+// An order-independent 64-bit fingerprint of a clustering's (item, cluster) rows, or
+// of an items table's (item, weight) rows: equal inputs give equal fingerprints whatever
+// their row order. O(rows).
+uint64_t fingerprint(const ClusteringInput& c);
+uint64_t fingerprint(const ItemsInput& t);
+
 // Joins A, B and the optional items table on item id. The item-id columns must all
 // be integers or all strings (callers convert); cluster ids may be of either kind.
 // Throws InputError (naming the role and row) for: an item twice in one clustering

@@ -4,10 +4,22 @@
   every level (SPEC §1).
 - `diff(base, exp, items=None)`: ABCDE impact (split and merge distances, affected
   items, changed clusters) at every level (SPEC §3).
+- `sample_pairs(base, exp, pairs=N, seed=S)` and `estimate(sample, verdicts)`: judge the
+  difference with human verdicts on weighted pairs (SPEC §4).
 """
 
 from ._diff import Diff, diff
 from ._evaluate import Evaluation, evaluate
+from ._sample import PairSample, estimate, load_sample, sample_pairs
 
-__all__ = ["Diff", "Evaluation", "diff", "evaluate"]
+__all__ = [
+    "Diff",
+    "Evaluation",
+    "PairSample",
+    "diff",
+    "estimate",
+    "evaluate",
+    "load_sample",
+    "sample_pairs",
+]
 __version__ = "0.1.0"

@@ -12,6 +12,8 @@
 #include "clusterscore/classic.h"
 #include "clusterscore/comparison.h"
 #include "clusterscore/error.h"
+#include "clusterscore/estimate.h"
+#include "clusterscore/sampling.h"
 
 namespace nb = nanobind;
 using namespace clusterscore;
@@ -159,12 +161,13 @@ nb::dict scores_dict(const ClassicScores& s, bool weighted) {
 #define CS_O(name) d[#name] = opt(s.name);
   CS_F(rand_score)
   CS_O(adjusted_rand_score)
-  CS_F(fowlkes_mallows_score) CS_O(pair_precision_score) CS_O(pair_recall_score)
-      CS_O(pair_jaccard_score) CS_F(mutual_info_score) CS_F(normalized_mutual_info_score)
-          CS_O(adjusted_mutual_info_score) CS_F(homogeneity_score) CS_F(completeness_score)
-              CS_F(v_measure_score) CS_O(f_measure_score) CS_O(purity_score)
-                  CS_O(inverse_purity_score) CS_O(clustering_error) CS_O(clustering_ratio)
-                      CS_O(bcubed_precision_score) CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
+  CS_F(fowlkes_mallows_score)
+  CS_O(pair_precision_score) CS_O(pair_recall_score) CS_O(pair_jaccard_score)
+      CS_F(mutual_info_score) CS_F(normalized_mutual_info_score) CS_O(adjusted_mutual_info_score)
+          CS_F(homogeneity_score) CS_F(completeness_score) CS_F(v_measure_score)
+              CS_O(f_measure_score) CS_O(purity_score) CS_O(inverse_purity_score)
+                  CS_O(clustering_error) CS_O(clustering_ratio) CS_O(bcubed_precision_score)
+                      CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
 #undef CS_F
 #undef CS_O
                           if (weighted) d["adjusted_rand_score"] = nb::none();
@@ -230,6 +233,121 @@ nb::dict label_cells(const nb::tuple& a, const nb::tuple& b, nb::object weights)
   return d;
 }
 
+nb::dict totals_dict(const SampleTotals& t) {
+  nb::dict d;
+  d["split_distance"] = t.split_distance;
+  d["merge_distance"] = t.merge_distance;
+  d["jaccard_distance"] = t.jaccard_distance;
+  d["affected_jaccard_index"] = t.affected_jaccard_index;
+  d["total_weight"] = t.total_weight;
+  d["diff_mass"] = t.diff_mass;
+  d["stable_mass"] = t.stable_mass;
+  return d;
+}
+
+SampleTotals totals_of(const nb::dict& d) {
+  SampleTotals t;
+  t.split_distance = nb::cast<double>(d["split_distance"]);
+  t.merge_distance = nb::cast<double>(d["merge_distance"]);
+  t.jaccard_distance = nb::cast<double>(d["jaccard_distance"]);
+  t.affected_jaccard_index = nb::cast<double>(d["affected_jaccard_index"]);
+  t.total_weight = nb::cast<double>(d["total_weight"]);
+  t.diff_mass = nb::cast<double>(d["diff_mass"]);
+  t.stable_mass = nb::cast<double>(d["stable_mass"]);
+  return t;
+}
+
+nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, bool stratified,
+                     bool distance_only, uint64_t seed) {
+  SampleOptions o{pairs, stable_pairs, stratified, distance_only, seed};
+  PairSampleTable t;
+  {
+    nb::gil_scoped_release release;
+    t = sample_pairs(c, o);
+  }
+  std::vector<uint8_t> kind(t.kind.size());
+  for (size_t p = 0; p < kind.size(); ++p) kind[p] = uint8_t(t.kind[p]);
+  nb::dict d;
+  d["item_i"] = to_numpy(std::move(t.item_i));
+  d["item_j"] = to_numpy(std::move(t.item_j));
+  d["kind"] = to_numpy(std::move(kind));
+  d["stratum"] = to_numpy(std::move(t.stratum));
+  d["draws"] = to_numpy(std::move(t.draws));
+  d["U_i"] = to_numpy(std::move(t.U));
+  d["B_i"] = to_numpy(std::move(t.B));
+  d["E_i"] = to_numpy(std::move(t.E));
+  return d;
+}
+
+// The judged sample from numpy columns; the arrays must outlive the returned view.
+JudgedSample judged_of(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
+                       const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
+                       const Array<double>& E, const Array<uint8_t>& verdict,
+                       const nb::dict& totals, bool stratified, bool distance_only) {
+  JudgedSample s;
+  s.kind = {reinterpret_cast<const PairKind*>(kind.data()), kind.shape(0)};
+  s.stratum = {stratum.data(), stratum.shape(0)};
+  s.draws = {draws.data(), draws.shape(0)};
+  s.U = {U.data(), U.shape(0)};
+  s.B = {B.data(), B.shape(0)};
+  s.E = {E.data(), E.shape(0)};
+  s.verdict = {reinterpret_cast<const Verdict*>(verdict.data()), verdict.shape(0)};
+  for (uint8_t k : s.stratum)
+    if (k > 1) throw std::invalid_argument("clusterscore: stratum must be 0 or 1");
+  for (size_t p = 0; p < kind.shape(0); ++p)
+    if (kind.data()[p] > 3 || verdict.data()[p] > 3)
+      throw std::invalid_argument("clusterscore: bad pair kind or verdict code");
+  s.totals = totals_of(totals);
+  s.stratified = stratified;
+  s.distance_only = distance_only;
+  return s;
+}
+
+nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
+                       const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
+                       const Array<double>& E, const Array<uint8_t>& verdict,
+                       const nb::dict& totals, bool stratified, bool distance_only) {
+  const JudgedSample s =
+      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only);
+  nb::list out;
+  for (const Estimate& e : estimate(s)) {
+    nb::dict d;
+    d["name"] = e.name;
+    d["estimate"] = opt(e.estimate);
+    d["std_error"] = opt(e.std_error);
+    d["ci_low"] = opt(e.ci_low);
+    d["ci_high"] = opt(e.ci_high);
+    d["pairs"] = e.pairs;
+    out.append(d);
+  }
+  return out;
+}
+
+nb::dict contributions_dict(const nb::tuple& values, const Array<uint8_t>& kind,
+                            const Array<uint8_t>& stratum, const Array<uint64_t>& draws,
+                            const nb::dict& totals, bool stratified, bool distance_only) {
+  const size_t n = kind.shape(0);
+  std::vector<double> zeros(n, 1.0);
+  std::vector<uint8_t> verdicts(n, uint8_t(Verdict::kMissing));
+  JudgedSample s;
+  s.kind = {reinterpret_cast<const PairKind*>(kind.data()), n};
+  s.stratum = {stratum.data(), n};
+  s.draws = {draws.data(), n};
+  s.U = s.B = s.E = zeros;
+  s.verdict = {reinterpret_cast<const Verdict*>(verdicts.data()), n};
+  s.totals = totals_of(totals);
+  s.stratified = stratified;
+  s.distance_only = distance_only;
+  Contributions c = contributions(id_column(values), s);
+  nb::dict d;
+  d["first_pair"] = to_numpy(std::move(c.first_pair));
+  d["draws"] = to_numpy(std::move(c.draws));
+  d["jaccard_distance"] = to_numpy(std::move(c.jaccard_distance));
+  d["split_distance"] = to_numpy(std::move(c.split_distance));
+  d["merge_distance"] = to_numpy(std::move(c.merge_distance));
+  return d;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -258,6 +376,27 @@ NB_MODULE(_core, m) {
         nb::arg("weights").none(), nb::arg("average"), nb::arg("beta"), nb::arg("ami"),
         nb::arg("matching"));
   m.def("classic_from_cells", &classic_from_cells);
+  m.def("estimate", &estimate_list);
+  m.def("match_pairs",
+        [](const nb::tuple& si, const nb::tuple& sj, const nb::tuple& vi, const nb::tuple& vj) {
+          return to_numpy(match_pairs(id_column(si), id_column(sj), id_column(vi), id_column(vj)));
+        });
+  m.def("fingerprint", [](const nb::tuple& items, const nb::tuple& clusters) {
+    return fingerprint(ClusteringInput{"", id_column(items), id_column(clusters)});
+  });
+  m.def(
+      "items_fingerprint",
+      [](const nb::tuple& items, nb::object weights) {
+        ItemsInput t{id_column(items), nullptr};
+        Array<double> w;
+        if (!weights.is_none()) {
+          w = nb::cast<Array<double>>(weights);
+          t.weights = w.data();
+        }
+        return fingerprint(t);
+      },
+      nb::arg("items"), nb::arg("weights").none());
+  m.def("contributions", &contributions_dict);
   m.def("label_cells", &label_cells, nb::arg("a"), nb::arg("b"), nb::arg("weights").none());
 
   nb::class_<Coverage>(m, "Coverage")
@@ -297,6 +436,20 @@ NB_MODULE(_core, m) {
              return c.group_items(v);
            })
       .def("per_item", &per_item_dict)
+      .def("sample_pairs", &sample_dict)
+      .def("items_rows",
+           [](const Comparison& c, const Array<uint32_t>& items) {
+             // The items-table row of each given joined item (kNone without one).
+             const JoinedClusterings& j = c.joined();
+             std::vector<uint32_t> rows(items.shape(0), kNone);
+             for (size_t n = 0; n < rows.size(); ++n) {
+               const uint32_t i = items.data()[n];
+               if (i >= j.n_items()) throw std::out_of_range("clusterscore: item index");
+               if (!j.items_row.empty()) rows[n] = j.items_row[i];
+             }
+             return to_numpy(std::move(rows));
+           })
+      .def("sample_totals", [](const Comparison& c) { return totals_dict(sample_totals(c)); })
       .def("flows", &flows_dict)
       .def("classic",
            [](const Comparison& c) {

@@ -25,6 +25,7 @@ class Interner {
   std::pair<uint32_t, bool> insert(const IdColumn& col, size_t row);
   // Integer-key interners only: the same for a bare 64-bit key (cells, group tuples).
   std::pair<uint32_t, bool> insert_key(uint64_t key);
+  uint32_t find_key(uint64_t key) const;
   void prefetch_key(uint64_t key) const { __builtin_prefetch(&slots_[slot_of(key)]); }
   // Dense id of the row's value, or kNone.
   uint32_t find(const IdColumn& col, size_t row) const;

@@ -1,0 +1,58 @@
+// Estimates of the quality of a diff from judged pairs (SPEC §4).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "clusterscore/sampling.h"
+
+namespace clusterscore {
+
+enum class Verdict : uint8_t { kSame, kDifferent, kUnsure, kMissing };
+
+// One row per distinct sampled pair (as PairSampleTable), with its verdict. Self pairs
+// count as kSame whatever their verdict says.
+struct JudgedSample {
+  std::span<const PairKind> kind;
+  std::span<const uint8_t> stratum;
+  std::span<const uint64_t> draws;
+  std::span<const double> U, B, E;
+  std::span<const Verdict> verdict;
+  SampleTotals totals;
+  bool stratified = false;
+  bool distance_only = false;  // diff pairs only: no stable estimate, no delta_precision
+};
+
+// An estimate with its standard error and 95% normal interval; absent (nullopt) when no
+// judged pair informs it. `pairs` counts the judged draws used.
+struct Estimate {
+  std::string name;
+  std::optional<double> estimate, std_error, ci_low, ci_high;
+  uint64_t pairs = 0;
+};
+
+// Every estimate of SPEC §4, in a fixed order: good/bad split and merge distances,
+// good/bad distance, affected good/bad index, delta_precision, good/bad split and merge
+// rates. Unsure and missing verdicts are dropped and each class (self, split, merge,
+// other stable) re-weighted to keep its sampled total; standard errors use the
+// weighted-sample formula. Throws std::invalid_argument on inconsistent lengths. O(pairs).
+std::vector<Estimate> estimate(const JudgedSample& sample);
+
+// Shares of the distance by the value of an attribute of item i (SPEC §4, exploring the
+// difference): each diff pair's draws carry its stratum's mass / the stratum's draws.
+struct Contributions {
+  std::vector<uint32_t> first_pair;  // per value: a pair holding it
+  std::vector<uint64_t> draws;
+  std::vector<double> jaccard_distance, split_distance, merge_distance;
+};
+Contributions contributions(const IdColumn& value_of_pair, const JudgedSample& sample);
+
+// For each verdict row (vi[r], vj[r]), the index of the sample pair (si, sj) with the same
+// two ids, or kNone. Ids of one kind (all integers or all strings). O(rows) expected.
+std::vector<uint32_t> match_pairs(const IdColumn& si, const IdColumn& sj, const IdColumn& vi,
+                                  const IdColumn& vj);
+
+}  // namespace clusterscore

@@ -1,0 +1,59 @@
+// Weighted sampling of item pairs for judging a diff (SPEC §4): pairs (i, j) with
+// j ∈ Base(i) ∪ Exp(i) drawn with replacement in proportion to
+// w_ij = w(i)·w(j) / (w(T)·U_i), without ever enumerating pairs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "clusterscore/comparison.h"
+
+namespace clusterscore {
+
+enum class PairKind : uint8_t {
+  kSplit,   // j ∈ Base(i) \ Exp(i)
+  kMerge,   // j ∈ Exp(i) \ Base(i)
+  kStable,  // j ∈ Base(i) ∩ Exp(i), j ≠ i
+  kSelf,    // j = i
+};
+
+// Which pairs a stratum draws from.
+enum class Population : uint8_t {
+  kAll,     // split and merge pairs of every item, stable and self pairs of affected items
+  kDiff,    // split and merge pairs only
+  kStable,  // stable and self pairs of affected items only
+};
+
+struct SampleOptions {
+  uint64_t pairs = 0;          // draws from kAll (plain), or from kDiff (stratified, distance_only)
+  uint64_t stable_pairs = 0;   // stratified: draws from kStable
+  bool stratified = false;     // two strata: `pairs` diff pairs and `stable_pairs` stable pairs
+  bool distance_only = false;  // diff pairs only (exploring the Jaccard distance)
+  uint64_t seed = 0;
+};
+
+// Distinct sampled pairs with their draw counts, in order of first draw. i and j are
+// joined-item indices; U, B, E are item i's union, Base and Exp weights (within T).
+struct PairSampleTable {
+  std::vector<uint32_t> item_i, item_j;
+  std::vector<PairKind> kind;
+  std::vector<uint8_t> stratum;  // 0: the plain or diff stratum, 1: the stable stratum
+  std::vector<uint64_t> draws;
+  std::vector<double> U, B, E;
+};
+
+// The exact totals the estimates multiply by (SPEC §3 on T).
+struct SampleTotals {
+  double split_distance = 0, merge_distance = 0, jaccard_distance = 0;
+  double affected_jaccard_index = 0, total_weight = 0;
+  double diff_mass = 0, stable_mass = 0;  // Σ w_ij over each population
+};
+
+SampleTotals sample_totals(const Comparison& diff);
+
+// Draws the sample. `diff` must be an impact comparison. Throws std::invalid_argument
+// if a stratum with draws has an empty population (e.g. no item changed). O(items +
+// cells) set-up, then O(log cells + log cluster size) a draw.
+PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& options);
+
+}  // namespace clusterscore

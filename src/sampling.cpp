@@ -1,0 +1,230 @@
+#include "clusterscore/sampling.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "detail/interner.h"
+#include "detail/kahan.h"
+#include "detail/random.h"
+
+namespace clusterscore {
+namespace {
+
+// Members of groups laid out contiguously, with each group's inclusive running weight,
+// so that a member is drawn in proportion to its weight by one binary search.
+struct Segments {
+  std::vector<uint32_t> start;   // group g is [start[g], start[g + 1])
+  std::vector<uint32_t> member;  // e.g. item or cell ids
+  std::vector<double> cum;       // running weight within the group, inclusive
+
+  // Groups `key[x]` (kNone skips x) of members x weighted by `weight[x]`.
+  template <class Key, class Weight>
+  Segments(size_t n_groups, size_t n, Key key, Weight weight) : start(n_groups + 1, 0) {
+    for (size_t x = 0; x < n; ++x)
+      if (key(x) != kNone) ++start[key(x) + 1];
+    for (size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
+    member.resize(start[n_groups]);
+    cum.resize(start[n_groups]);
+    std::vector<uint32_t> next(start.begin(), start.end() - 1);
+    for (size_t x = 0; x < n; ++x)
+      if (key(x) != kNone) member[next[key(x)]++] = uint32_t(x);
+    for (size_t g = 0; g < n_groups; ++g) {
+      detail::KahanSum s;
+      for (uint32_t p = start[g]; p < start[g + 1]; ++p) {
+        s.add(weight(member[p]));
+        cum[p] = s.value();
+      }
+    }
+  }
+  double total(uint32_t g) const { return start[g + 1] > start[g] ? cum[start[g + 1] - 1] : 0.0; }
+  // The first position p in group g with cum[p] > target (clamped to the group).
+  uint32_t find(uint32_t g, double target) const {
+    const auto b = cum.begin() + start[g], e = cum.begin() + start[g + 1];
+    auto it = std::upper_bound(b, e, target);
+    if (it == e) --it;
+    return uint32_t(it - cum.begin());
+  }
+  // A member of g drawn in proportion to weight.
+  uint32_t draw(uint32_t g, detail::Random& rng) const {
+    return member[find(g, rng.uniform() * total(g))];
+  }
+  // A member of g other than the one at position `skip` (weight `skip_w`).
+  uint32_t draw_except(uint32_t g, uint32_t skip, double skip_w, detail::Random& rng) const {
+    const double before = cum[skip] - skip_w;
+    double t = rng.uniform() * (total(g) - skip_w);
+    if (t >= before) t += skip_w;
+    uint32_t p = find(g, t);
+    if (p == skip) p = (p + 1 < start[g + 1]) ? p + 1 : p - 1;  // rounding at the edge
+    return member[p];
+  }
+};
+
+struct CellParts {
+  double split = 0, merge = 0, stable = 0;  // B − X, E − X, X (affected only)
+};
+
+class Sampler {
+ public:
+  explicit Sampler(const Comparison& c)
+      : c_(c),
+        cells_(c.cells()),
+        items_(
+            cells_.size(), c.joined().n_items(), [&](size_t i) { return c.cell_of_item()[i]; },
+            [&](size_t i) { return c.joined().weight[i]; }),
+        rows_(
+            cells_.n_rows, cells_.size(), [&](size_t k) { return cells_.row[k]; },
+            [&](size_t k) { return cells_.weight[k]; }),
+        cols_(
+            cells_.n_cols, cells_.size(), [&](size_t k) { return cells_.col[k]; },
+            [&](size_t k) { return cells_.weight[k]; }),
+        row_pos_(cells_.size()),
+        col_pos_(cells_.size()),
+        parts_(cells_.size()) {
+    for (uint32_t p = 0; p < rows_.member.size(); ++p) row_pos_[rows_.member[p]] = p;
+    for (uint32_t p = 0; p < cols_.member.size(); ++p) col_pos_[cols_.member[p]] = p;
+    for (size_t k = 0; k < cells_.size(); ++k) {
+      const uint32_t r = cells_.row[k], q = cells_.col[k];
+      const double x = cells_.weight[k];
+      CellParts& p = parts_[k];
+      if (cells_.count[k] < cells_.row_count[r]) p.split = cells_.row_weight[r] - x;
+      if (cells_.count[k] < cells_.col_count[q]) p.merge = cells_.col_weight[q] - x;
+      if (p.split > 0 || p.merge > 0) p.stable = x;
+    }
+  }
+
+  double union_weight(size_t k) const {
+    return cells_.weight[k] + parts_[k].split + parts_[k].merge;
+  }
+  // Σ_{i in cell k} Σ_{j in the population} w_ij
+  double cell_mass(size_t k, Population pop) const {
+    const CellParts& p = parts_[k];
+    const double parts = pop == Population::kDiff     ? p.split + p.merge
+                         : pop == Population::kStable ? p.stable
+                                                      : p.split + p.merge + p.stable;
+    return parts == 0 ? 0.0 : cells_.weight[k] / (cells_.total_weight * union_weight(k)) * parts;
+  }
+
+  std::vector<double> cumulative_masses(Population pop) const {
+    std::vector<double> cum(cells_.size());
+    detail::KahanSum s;
+    for (size_t k = 0; k < cells_.size(); ++k) {
+      s.add(cell_mass(k, pop));
+      cum[k] = s.value();
+    }
+    return cum;
+  }
+
+  void draw(const std::vector<double>& cum, Population pop, uint8_t stratum, detail::Random& rng,
+            PairSampleTable* out) {
+    auto it = std::upper_bound(cum.begin(), cum.end(), rng.uniform() * cum.back());
+    if (it == cum.end()) --it;
+    while (it != cum.begin() && cell_mass(size_t(it - cum.begin()), pop) == 0) --it;
+    const uint32_t k = uint32_t(it - cum.begin());
+    const uint32_t i = items_.draw(k, rng);
+    const CellParts& p = parts_[k];
+    const double split = pop == Population::kStable ? 0 : p.split;
+    const double merge = pop == Population::kStable ? 0 : p.merge;
+    const double stable = pop == Population::kDiff ? 0 : p.stable;
+    const double u = rng.uniform() * (split + merge + stable);
+    uint32_t j;
+    PairKind kind;
+    // Only parts with positive weight can be chosen, whatever the rounding of u.
+    if (split > 0 && (u < split || (merge == 0 && stable == 0))) {
+      kind = PairKind::kSplit;
+      const uint32_t cell = rows_.draw_except(cells_.row[k], row_pos_[k], cells_.weight[k], rng);
+      j = items_.draw(cell, rng);
+    } else if (merge > 0 && (u < split + merge || stable == 0)) {
+      kind = PairKind::kMerge;
+      const uint32_t cell = cols_.draw_except(cells_.col[k], col_pos_[k], cells_.weight[k], rng);
+      j = items_.draw(cell, rng);
+    } else {
+      j = items_.draw(k, rng);
+      kind = j == i ? PairKind::kSelf : PairKind::kStable;
+    }
+    record(i, j, kind, stratum, k, out);
+  }
+
+ private:
+  void record(uint32_t i, uint32_t j, PairKind kind, uint8_t stratum, uint32_t k,
+              PairSampleTable* out) {
+    auto [id, inserted] = seen_.insert_key((uint64_t(i) << 32) | j);
+    if (!inserted) {
+      ++out->draws[id];
+      return;
+    }
+    out->item_i.push_back(i);
+    out->item_j.push_back(j);
+    out->kind.push_back(kind);
+    out->stratum.push_back(stratum);
+    out->draws.push_back(1);
+    out->U.push_back(union_weight(k));
+    out->B.push_back(cells_.row_weight[cells_.row[k]]);
+    out->E.push_back(cells_.col_weight[cells_.col[k]]);
+  }
+
+  const Comparison& c_;
+  const CellTable& cells_;
+  Segments items_, rows_, cols_;
+  std::vector<uint32_t> row_pos_, col_pos_;
+  std::vector<CellParts> parts_;
+  detail::Interner seen_{false, 1024};
+};
+
+void draw_stratum(Sampler& s, Population pop, uint64_t n, uint8_t stratum, uint64_t seed,
+                  PairSampleTable* out) {
+  if (n == 0) return;
+  const std::vector<double> cum = s.cumulative_masses(pop);
+  if (cum.empty() || cum.back() <= 0)
+    throw std::invalid_argument(pop == Population::kStable
+                                    ? "no stable pairs to draw: no item is affected by the diff"
+                                    : "no pairs to draw: Base and Exp cluster the common items "
+                                      "identically");
+  detail::Random rng(seed);
+  for (uint64_t d = 0; d < n; ++d) s.draw(cum, pop, stratum, rng, out);
+}
+
+}  // namespace
+
+SampleTotals sample_totals(const Comparison& diff) {
+  if (diff.family() != MetricFamily::kImpact)
+    throw std::logic_error("clusterscore: sampling needs an impact (diff) comparison");
+  const GroupTable o = diff.overall();
+  const ImpactSummary s = diff.impact();
+  SampleTotals t;
+  t.split_distance = o.column("split_distance")[0];
+  t.merge_distance = o.column("merge_distance")[0];
+  t.jaccard_distance = o.column("jaccard_distance")[0];
+  t.affected_jaccard_index = s.affected_jaccard_index;
+  t.total_weight = diff.cells().total_weight;
+  Sampler sampler(diff);
+  detail::KahanSum dm, sm;
+  for (size_t k = 0; k < diff.cells().size(); ++k) {
+    dm.add(sampler.cell_mass(k, Population::kDiff));
+    sm.add(sampler.cell_mass(k, Population::kStable));
+  }
+  t.diff_mass = dm.value();
+  t.stable_mass = sm.value();
+  return t;
+}
+
+PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& o) {
+  if (diff.family() != MetricFamily::kImpact)
+    throw std::logic_error("clusterscore: sampling needs an impact (diff) comparison");
+  if (o.stratified && o.distance_only)
+    throw std::invalid_argument("stratified and distance_only sampling exclude each other");
+  Sampler sampler(diff);
+  PairSampleTable out;
+  // Each stratum has its own stream, derived from the seed, so that changing the number
+  // of stable pairs does not change the diff pairs drawn.
+  const uint64_t diff_seed = o.seed, stable_seed = o.seed ^ 0x5DEECE66DA3B1F0Full;
+  if (o.stratified) {
+    draw_stratum(sampler, Population::kDiff, o.pairs, 0, diff_seed, &out);
+    draw_stratum(sampler, Population::kStable, o.stable_pairs, 1, stable_seed, &out);
+  } else {
+    draw_stratum(sampler, o.distance_only ? Population::kDiff : Population::kAll, o.pairs, 0,
+                 diff_seed, &out);
+  }
+  return out;
+}
+
+}  // namespace clusterscore

@@ -47,7 +47,11 @@ struct Mean {
 };
 
 // Weighted mean of f over the judged draws of stratum `stratum` whose kind is in `kinds`,
-// and its standard error (ratio-estimator variance, with the n/(n−1) correction).
+// each draw weighing its class weight c = 1/q (q: the judged share of its class), and the
+// standard error of this ratio estimator. Draws are multinomial, but a verdict (or its
+// absence) belongs to a distinct pair, so the variance mixes the per-draw and the
+// per-pair sums: Σ_p c²·g_p²·(q·d_p + (1 − q)·d_p²) / W², g_p = f_p − m, with the
+// n/(n−1) correction. With every pair judged (q = 1) it is the per-draw formula.
 Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, uint8_t stratum,
                    std::initializer_list<PairKind> kinds, const std::function<double(size_t)>& f) {
   auto in = [&](size_t p) {
@@ -72,8 +76,8 @@ Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, uint8_t stratu
   detail::KahanSum v;
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
-    const double c = cw(s, p), dev = f(p) - mean;
-    v.add(double(s.draws[p]) * c * c * dev * dev);
+    const double c = cw(s, p), d = double(s.draws[p]), g = f(p) - mean;
+    v.add(c * g * g * d + c * (c - 1) * g * g * d * d);  // c²g²(q·d + (1 − q)·d²), q = 1/c
   }
   const double n = double(m.draws);
   m.std_error = std::sqrt(v.value() / (w.value() * w.value()) * n / (n - 1));

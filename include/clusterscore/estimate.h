@@ -38,7 +38,8 @@ struct Estimate {
 // good/bad distance, affected good/bad index, delta_precision, good/bad split and merge
 // rates. Unsure and missing verdicts are dropped and each class (self, split, merge,
 // other stable) re-weighted to keep its sampled total; standard errors use the
-// weighted-sample formula. Throws std::invalid_argument on inconsistent lengths. O(pairs).
+// weighted-sample formula, allowing for verdicts being per distinct pair (estimate.cpp). Throws
+// std::invalid_argument on inconsistent lengths. O(pairs).
 std::vector<Estimate> estimate(const JudgedSample& sample);
 
 // Shares of the distance by the value of an attribute of item i (SPEC §4, exploring the

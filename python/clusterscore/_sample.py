@@ -147,27 +147,35 @@ def sample_pairs(
     """Draws `pairs` pairs with replacement in proportion to w_ij (SPEC §4). With
     `stable_pairs=M`: stratified, `pairs` diff pairs and M stable pairs. With
     `distance_only=True`: diff pairs only. The same seed gives the same sample."""
+    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    return sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+
+
+def sample_from_diff(
+    d: Diff, pairs: int, seed: int, stable_pairs: int | None = None, *, distance_only: bool = False
+) -> PairSample:
+    """sample_pairs on a Diff already built (to draw many samples from one diff)."""
     pairs = _count(pairs, "pairs")
     stable = _count(stable_pairs, "stable_pairs") if stable_pairs is not None else 0
     if distance_only and stable_pairs is not None:
         raise ValueError("distance_only and stable_pairs exclude each other")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
         raise ValueError(f"seed must be an integer in [0, 2^64), got {seed!r}")
-    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    mode = (
-        "stratified" if stable_pairs is not None else "distance_only" if distance_only else "plain"
-    )
+    mode = "plain"
+    if stable_pairs is not None:
+        mode = "stratified"
+    elif distance_only:
+        mode = "distance_only"
     try:
         raw = d._core.sample_pairs(pairs, stable, mode == "stratified", distance_only, int(seed))
     except ValueError as e:
         raise ValueError(f"{d._a.name} vs {d._b.name}: {e}") from None
-    table = _sample_table(d, raw, item_col)
     meta = {
         "format": _FORMAT, "mode": mode, "pairs": pairs, "stable_pairs": stable,
         "seed": int(seed), "totals": d._core.sample_totals(), "fingerprint": _fingerprint(d),
-        "item_col": item_col,
+        "item_col": d._item_col,
     }  # fmt: skip
-    return PairSample(table, meta)
+    return PairSample(_sample_table(d, raw, d._item_col), meta)
 
 
 def _count(n: Any, name: str) -> int:

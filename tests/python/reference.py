@@ -171,3 +171,51 @@ def set_matching(labels_true, labels_pred, w=None) -> dict:
         "inverse_purity_score": inverse / total, "bcubed_precision_score": bp / total,
         "bcubed_recall_score": br / total, "clustering_error": 1 - best / total,
     }  # fmt: skip
+
+
+def abcde_pairs(base: dict, exp: dict, w: dict) -> list:
+    """Every pair of SPEC §4's populations with its exact weight: (i, j, kind, w_ij, U, B, E).
+    Split and merge pairs of all items; stable and self pairs of affected items."""
+    tb, te, t = common_members(base, exp)
+    total = sum(w[i] for i in t)
+    out = []
+    for i in t:
+        bs, es = tb[base[i]], te[exp[i]]
+        b, e = sum(w[j] for j in bs), sum(w[j] for j in es)
+        u = sum(w[j] for j in bs | es)
+        affected = bs != es
+        for j in bs | es:
+            kind = ("self" if j == i else "stable") if j in bs and j in es else (
+                "split" if j in bs else "merge")  # fmt: skip
+            if kind in ("self", "stable") and not affected:
+                continue
+            out.append((i, j, kind, w[i] * w[j] / (total * u), u, b, e))
+    return out
+
+
+def abcde_truth(pairs: list, ideal: dict) -> dict:
+    """Exact values of the SPEC §4 estimands given the ideal clustering."""
+
+    def same(i, j):
+        return ideal[i] == ideal[j]
+
+    v = dict.fromkeys(
+        ["good_split_distance", "bad_split_distance", "good_merge_distance", "bad_merge_distance",
+         "affected_good_index", "affected_bad_index", "delta_precision", "good_split_rate",
+         "bad_split_rate", "good_merge_rate", "bad_merge_rate"], 0.0)  # fmt: skip
+    for i, j, kind, wij, u, b, e in pairs:
+        s = same(i, j)
+        if kind == "split":
+            v["good_split_distance" if not s else "bad_split_distance"] += wij
+            v["good_split_rate" if not s else "bad_split_rate"] += wij * u / b
+            v["delta_precision"] += wij * (-u / b) * s
+        elif kind == "merge":
+            v["good_merge_distance" if s else "bad_merge_distance"] += wij
+            v["good_merge_rate" if s else "bad_merge_rate"] += wij * u / e
+            v["delta_precision"] += wij * (u / e) * s
+        else:
+            v["affected_good_index" if s else "affected_bad_index"] += wij
+            v["delta_precision"] += wij * (u / e - u / b) * s
+    v["good_distance"] = v["good_split_distance"] + v["good_merge_distance"]
+    v["bad_distance"] = v["bad_split_distance"] + v["bad_merge_distance"]
+    return v

@@ -172,7 +172,7 @@ def sample_from_diff(
         raise ValueError(f"{d._a.name} vs {d._b.name}: {e}") from None
     meta = {
         "format": _FORMAT, "mode": mode, "pairs": pairs, "stable_pairs": stable,
-        "seed": int(seed), "totals": d._core.sample_totals(), "fingerprint": _fingerprint(d),
+        "seed": int(seed), "totals": _totals(d), "fingerprint": _fingerprint(d),
         "item_col": d._item_col,
     }  # fmt: skip
     return PairSample(_sample_table(d, raw, d._item_col), meta)
@@ -207,12 +207,24 @@ def _sample_table(d: Diff, raw: dict, item_col: str) -> pa.Table:
     return pa.table(cols)
 
 
+def _totals(d: Diff) -> dict:
+    if getattr(d, "_totals_cache", None) is None:
+        d._totals_cache = d._core.sample_totals()
+    return d._totals_cache
+
+
 def _fingerprint(d: Diff) -> str:
+    """Order-independent hashes of Base, Exp and the items table, as given (an integer id
+    and its text are different inputs)."""
+    cached = getattr(d, "_fingerprint_cache", None)
+    if cached is not None:
+        return cached
+
     def one(src: Any) -> int:
         t = src.table
         return _core.fingerprint(
-            _arrays.id_tuple(_arrays.normalize_ids(t.column(d._item_col), as_string=True)),
-            _arrays.id_tuple(_arrays.normalize_ids(t.column(d._cluster_col), as_string=True)),
+            _arrays.id_tuple(_arrays.normalize_ids(t.column(d._item_col))),
+            _arrays.id_tuple(_arrays.normalize_ids(t.column(d._cluster_col))),
         )
 
     parts = [one(d._a), one(d._b)]
@@ -220,9 +232,10 @@ def _fingerprint(d: Diff) -> str:
         t = d._items.table
         w = (_arrays.float_array(t.column(d._weight_col))
              if d._weight_col in t.column_names else None)  # fmt: skip
-        ids = _arrays.normalize_ids(t.column(d._item_col), as_string=True)
+        ids = _arrays.normalize_ids(t.column(d._item_col))
         parts.append(_core.items_fingerprint(_arrays.id_tuple(ids), w))
-    return "-".join(f"{p:016x}" for p in parts)
+    d._fingerprint_cache = "-".join(f"{p:016x}" for p in parts)
+    return d._fingerprint_cache
 
 
 def _checksum(t: pa.Table) -> str:

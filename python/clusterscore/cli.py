@@ -13,6 +13,8 @@ from . import _report as report
 from ._comparison import Comparison
 from ._diff import Diff
 from ._evaluate import Evaluation
+from ._sample import estimate as estimate_pairs
+from ._sample import load_sample, sample_from_diff
 
 app = typer.Typer(
     help="Fast, exact evaluation of clusterings.",
@@ -147,6 +149,82 @@ def diff(
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
+@app.command()
+def sample(
+    base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
+    exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
+    pairs: Annotated[
+        int, typer.Option("--pairs", help="Pairs to draw (diff pairs when stratified).", min=1)
+    ],
+    seed: Annotated[int, typer.Option("--seed", help="Random seed: same seed, same sample.")],
+    out: Annotated[Path, typer.Option("--out", help="Sample file to write (.parquet or .csv).")],
+    stable_pairs: Annotated[
+        int | None,
+        typer.Option(
+            "--stable-pairs", help="Also draw this many stable pairs (stratified).", min=0
+        ),
+    ] = None,
+    distance_only: Annotated[
+        bool, typer.Option("--distance-only", help="Draw diff pairs only (explore the distance).")
+    ] = False,
+    items: ItemsOpt = None,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+) -> None:
+    """Draw pairs of items to judge, in proportion to their weight in the difference between
+    BASE and EXP. Writes the sample (OUT) and, beside it, OUT-stem.raters.csv: both items'
+    attributes side by side and an empty verdict column (same / different / unsure)."""
+    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    s = sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+    s.save(out)
+    raters = out.with_name(out.stem + ".raters.csv")
+    s.save_for_raters(raters)
+    console = Console()
+    console.print(
+        report.kv_table(
+            "Sample",
+            {"mode": s.meta["mode"], "draws": s.meta["pairs"] + s.meta["stable_pairs"],
+             "distinct pairs": len(s), "to judge (no self pairs)": s.raters_table().num_rows,
+             "seed": seed, **{k: v for k, v in s.meta["totals"].items()}},
+        )
+    )  # fmt: skip
+    console.print(f"wrote {out} and {raters}")
+
+
+@app.command()
+def estimate(
+    sample_file: Annotated[Path, typer.Argument(help="Sample written by `clusterscore sample`.")],
+    verdicts: Annotated[
+        Path,
+        typer.Option("--verdicts", help="Judged pairs: item_i, item_j, verdict (CSV/TSV/Parquet)."),
+    ],
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print JSON instead of a table.")
+    ] = False,
+) -> None:
+    """Estimate how good the difference is from judged pairs: good and bad split and merge
+    distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
+    error and a 95% confidence interval."""
+    s = load_sample(sample_file)
+    result = estimate_pairs(s, verdicts)
+    if json_out:
+        import json
+
+        print(json.dumps(report.json_safe(result), indent=2, allow_nan=False))
+        return
+    t = report.Table(title=f"Estimates from {verdicts} ({s.meta['mode']} sample)",
+                     title_justify="left")  # fmt: skip
+    for c in ("metric", "estimate", "std error", "95% interval", "judged draws"):
+        t.add_column(c, justify="left" if c == "metric" else "right", no_wrap=True)
+    for name, r in result.items():
+        interval = ("exact" if r.get("exact") else "—" if r["ci_low"] is None
+                    else f"[{report.fmt(r['ci_low'])}, {report.fmt(r['ci_high'])}]")  # fmt: skip
+        t.add_row(name, report.fmt(r["estimate"]), report.fmt(r["std_error"]), interval,
+                  report.fmt(r["pairs"]))  # fmt: skip
+    Console().print(t)
+
+
 def _write(
     out: Path, result: Comparison, slices: dict, tables: dict, extra: dict | None = None
 ) -> None:
@@ -172,5 +250,5 @@ def main() -> None:
     try:
         app()  # standalone: usage errors print click's message and exit 2
     except (ValueError, OSError) as e:
-        Console(stderr=True).print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        print(f"error: {e}", file=sys.stderr)  # one line, never wrapped
         sys.exit(2)

@@ -84,40 +84,50 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
   const size_t n = rows.size();
   if (n >= kNone) throw std::length_error("clusterscore: more than 2^32-2 items");
   if (cell_of_item) cell_of_item->assign(n, kNone);
-  // Items grouped by row with a counting sort; then within each row, a per-column marker
-  // finds the row's cells. No hashing, and only arrays the size of the cluster counts are
-  // accessed at random: much faster than a hash table of (row, col) keys.
+  // Items grouped by row with a counting sort that carries each item's column (and weight)
+  // along, so that the per-row pass reads sequentially; within a row, one array indexed by
+  // column finds the row's cells. No hashing, and only arrays the size of the cluster
+  // counts are accessed at random: much faster than a hash table of (row, col) keys.
   BigVector<uint32_t> start(n_rows + 1, 0);
   for (size_t i = 0; i < n; ++i)
     if (rows[i] != kNone && cols[i] != kNone) ++start[rows[i] + 1];
   for (size_t r = 0; r < n_rows; ++r) start[r + 1] += start[r];
-  BigVector<uint32_t> order(start[n_rows]);
+  const size_t m = start[n_rows];
+  BigVector<uint32_t> col_of(m), item_of(cell_of_item ? m : 0);
+  BigVector<double> weight_of(weights ? m : 0);
   {
     BigVector<uint32_t> next(start.begin(), start.end() - 1);
-    for (size_t i = 0; i < n; ++i)
-      if (rows[i] != kNone && cols[i] != kNone) order[next[rows[i]]++] = uint32_t(i);
+    for (size_t i = 0; i < n; ++i) {
+      if (rows[i] == kNone || cols[i] == kNone) continue;
+      const uint32_t p = next[rows[i]]++;
+      col_of[p] = cols[i];
+      if (weights) weight_of[p] = weights[i];
+      if (cell_of_item) item_of[p] = uint32_t(i);
+    }
   }
-  BigVector<uint32_t> mark(n_cols, kNone), cell_at(n_cols);
+  // Per column: (row + 1) << 32 | cell of that column in the current row, 0 if none yet.
+  BigVector<uint64_t> seen(n_cols, 0);
   CellTable t;
   BigVector<KahanSum> w, w2;
   for (uint32_t r = 0; r < n_rows; ++r) {
+    const uint64_t tag = uint64_t(r + 1) << 32;
     for (uint32_t p = start[r]; p < start[r + 1]; ++p) {
-      const uint32_t i = order[p], c = cols[i];
-      if (mark[c] != r) {
-        mark[c] = r;
-        cell_at[c] = uint32_t(t.row.size());
+      const uint32_t c = col_of[p];
+      uint64_t& slot = seen[c];
+      if ((slot & ~uint64_t(0xFFFFFFFF)) != tag) {
+        slot = tag | uint32_t(t.row.size());
         t.row.push_back(r);
         t.col.push_back(c);
         t.count.push_back(0);
         w.emplace_back();
         w2.emplace_back();
       }
-      const uint32_t k = cell_at[c];
-      const double wi = weights ? weights[i] : 1.0;
+      const uint32_t k = uint32_t(slot);
+      const double wi = weights ? weight_of[p] : 1.0;
       ++t.count[k];
       w[k].add(wi);
       w2[k].add(wi * wi);
-      if (cell_of_item) (*cell_of_item)[i] = k;
+      if (cell_of_item) (*cell_of_item)[item_of[p]] = k;
     }
   }
   t.n_rows = n_rows;

@@ -9,10 +9,7 @@ random int64 ids, random weights, one slice column. One thread throughout.
 
 from __future__ import annotations
 
-import argparse
-import json
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -42,17 +39,9 @@ def aligned_labels(truth, actual):
 
 
 def child(kind: str, n: int, repeat: int, workdir: str) -> dict:
-    import pyarrow.parquet as pq
-
     import clusterscore as cs
 
     truth, actual, items = synth.make(n, moved=0.10)
-    if kind == "parquet":
-        paths = [Path(workdir) / f"{name}.parquet" for name in ("truth", "actual", "items")]
-        for p, t in zip(paths, (truth, actual, items), strict=True):
-            pq.write_table(t, p)
-        del truth, actual, items  # the input is the files now, not tables in memory
-        return from_files(kind, n, repeat, paths)
     if kind == "sklearn":
         from sklearn.metrics.cluster import contingency_matrix
 
@@ -60,28 +49,18 @@ def child(kind: str, n: int, repeat: int, workdir: str) -> dict:
         return harness.measure(
             kind, n, repeat, lambda: contingency_matrix(labels_true, labels_pred, sparse=True)
         )
-    return harness.measure(kind, n, repeat, lambda: all_levels(cs.evaluate(truth, actual, items)))
-
-
-def from_files(kind: str, n: int, repeat: int, paths: list[Path]) -> dict:
-    import clusterscore as cs
-
-    return harness.measure(kind, n, repeat, lambda: all_levels(cs.evaluate(*paths)))
+    tables = {"truth": truth, "actual": actual, "items": items}
+    del truth, actual, items
+    return harness.measure_tables_or_files(
+        kind, n, repeat, workdir, tables, lambda *x: all_levels(cs.evaluate(*x))
+    )
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--n", type=int, default=10_000_000)
-    ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--child", default=None)
-    ap.add_argument("--workdir", default=None)
-    args = ap.parse_args()
-    if args.child:
-        print(json.dumps(child(args.child, args.n, args.repeat, args.workdir)))
+    args = harness.parse_args()
+    rows = harness.child_or_parent(__file__, args, ["memory", "parquet", "sklearn"], child)
+    if not rows:
         return
-    with tempfile.TemporaryDirectory() as work:
-        extra = ["--n", str(args.n), "--repeat", str(args.repeat), "--workdir", work]
-        rows = harness.run_children(__file__, ["memory", "parquet", "sklearn"], extra)
     sk = next(r for r in rows if r["kind"] == "sklearn")["best_s"]
     names = {
         "memory": "clusterscore evaluate, all levels, Arrow tables in memory",

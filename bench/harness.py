@@ -55,3 +55,45 @@ def run_children(script: str, kinds: list[str], extra: list[str]) -> list[dict]:
         rows.append(json.loads(out.stdout.strip().splitlines()[-1]))
         print(rows[-1], file=sys.stderr)
     return rows
+
+
+def parse_args(default_n: int = 10_000_000):
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=default_n)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--child", default=None)
+    ap.add_argument("--workdir", default=None)
+    return ap.parse_args()
+
+
+def measure_tables_or_files(
+    kind: str, n: int, repeat: int, workdir: str, tables: dict, fn: Callable[..., object]
+) -> dict:
+    """Times fn(*tables) for kind "memory"; for kind "parquet" writes the tables to
+    workdir first and times fn(*paths), with the tables no longer in memory."""
+    import pyarrow.parquet as pq
+
+    if kind != "parquet":
+        values = list(tables.values())
+        return measure(kind, n, repeat, lambda: fn(*values))
+    from pathlib import Path
+
+    paths = []
+    for name in list(tables):
+        paths.append(Path(workdir) / f"{name}.parquet")
+        pq.write_table(tables.pop(name), paths[-1])
+    return measure(kind, n, repeat, lambda: fn(*paths))
+
+
+def child_or_parent(script: str, args, kinds: list[str], child: Callable[..., dict]) -> list:
+    """In a child process, prints one measurement; in the parent, runs one child a kind."""
+    import tempfile
+
+    if args.child:
+        print(json.dumps(child(args.child, args.n, args.repeat, args.workdir)))
+        return []
+    with tempfile.TemporaryDirectory() as work:
+        extra = ["--n", str(args.n), "--repeat", str(args.repeat), "--workdir", work]
+        return run_children(script, kinds, extra)

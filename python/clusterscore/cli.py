@@ -177,6 +177,7 @@ def sample(
     attributes side by side and an empty verdict column (same / different / unsure)."""
     d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     s = sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+    out.parent.mkdir(parents=True, exist_ok=True)
     s.save(out)
     raters = out.with_name(out.stem + ".raters.csv")
     s.save_for_raters(raters)

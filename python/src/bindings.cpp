@@ -162,15 +162,15 @@ nb::dict scores_dict(const ClassicScores& s, bool weighted) {
   CS_F(rand_score)
   CS_O(adjusted_rand_score)
   CS_F(fowlkes_mallows_score)
-  CS_O(pair_precision_score) CS_O(pair_recall_score) CS_O(pair_jaccard_score)
-      CS_F(mutual_info_score) CS_F(normalized_mutual_info_score) CS_O(adjusted_mutual_info_score)
-          CS_F(homogeneity_score) CS_F(completeness_score) CS_F(v_measure_score)
-              CS_O(f_measure_score) CS_O(purity_score) CS_O(inverse_purity_score)
-                  CS_O(clustering_error) CS_O(clustering_ratio) CS_O(bcubed_precision_score)
-                      CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
+  CS_O(pair_precision_score)
+  CS_O(pair_recall_score) CS_O(pair_jaccard_score) CS_F(mutual_info_score)
+      CS_F(normalized_mutual_info_score) CS_O(adjusted_mutual_info_score) CS_F(homogeneity_score)
+          CS_F(completeness_score) CS_F(v_measure_score) CS_O(f_measure_score) CS_O(purity_score)
+              CS_O(inverse_purity_score) CS_O(clustering_error) CS_O(clustering_ratio)
+                  CS_O(bcubed_precision_score) CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
 #undef CS_F
 #undef CS_O
-                          if (weighted) d["adjusted_rand_score"] = nb::none();
+                      if (weighted) d["adjusted_rand_score"] = nb::none();
   return d;
 }
 

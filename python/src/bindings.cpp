@@ -157,20 +157,33 @@ nb::dict scores_dict(const ClassicScores& s, bool weighted) {
     d["pair_confusion_matrix"] =
         nb::make_tuple(u128_int(p.tn), u128_int(p.fp), u128_int(p.fn), u128_int(p.tp));
   }
-#define CS_F(name) d[#name] = nb::float_(s.name);
-#define CS_O(name) d[#name] = opt(s.name);
-  CS_F(rand_score)
-  CS_O(adjusted_rand_score)
-  CS_F(fowlkes_mallows_score)
-  CS_O(pair_precision_score)
-  CS_O(pair_recall_score) CS_O(pair_jaccard_score) CS_F(mutual_info_score)
-      CS_F(normalized_mutual_info_score) CS_O(adjusted_mutual_info_score) CS_F(homogeneity_score)
-          CS_F(completeness_score) CS_F(v_measure_score) CS_O(f_measure_score) CS_O(purity_score)
-              CS_O(inverse_purity_score) CS_O(clustering_error) CS_O(clustering_ratio)
-                  CS_O(bcubed_precision_score) CS_O(bcubed_recall_score) CS_O(bcubed_f_score)
-#undef CS_F
-#undef CS_O
-                      if (weighted) d["adjusted_rand_score"] = nb::none();
+  const std::pair<const char*, double> plain[] = {
+      {"rand_score", s.rand_score},
+      {"fowlkes_mallows_score", s.fowlkes_mallows_score},
+      {"mutual_info_score", s.mutual_info_score},
+      {"normalized_mutual_info_score", s.normalized_mutual_info_score},
+      {"homogeneity_score", s.homogeneity_score},
+      {"completeness_score", s.completeness_score},
+      {"v_measure_score", s.v_measure_score},
+  };
+  const std::pair<const char*, std::optional<double>> maybe[] = {
+      {"adjusted_rand_score", s.adjusted_rand_score},
+      {"pair_precision_score", s.pair_precision_score},
+      {"pair_recall_score", s.pair_recall_score},
+      {"pair_jaccard_score", s.pair_jaccard_score},
+      {"adjusted_mutual_info_score", s.adjusted_mutual_info_score},
+      {"f_measure_score", s.f_measure_score},
+      {"purity_score", s.purity_score},
+      {"inverse_purity_score", s.inverse_purity_score},
+      {"clustering_error", s.clustering_error},
+      {"clustering_ratio", s.clustering_ratio},
+      {"bcubed_precision_score", s.bcubed_precision_score},
+      {"bcubed_recall_score", s.bcubed_recall_score},
+      {"bcubed_f_score", s.bcubed_f_score},
+  };
+  for (const auto& [name, value] : plain) d[name] = value;
+  for (const auto& [name, value] : maybe) d[name] = opt(value);
+  if (weighted) d["adjusted_rand_score"] = nb::none();
   return d;
 }
 

@@ -4,6 +4,7 @@
 
 #include "clusterscore/error.h"
 #include "clusterscore/pointwise.h"
+#include "detail/intern_column.h"
 #include "detail/interner.h"
 #include "detail/kahan.h"
 
@@ -17,23 +18,26 @@ namespace {
                        " items): item ids must match exactly, including their type");
 }
 
-// Per items-table row, a dense code of the tuple of values in `columns`.
-std::vector<uint32_t> tuple_codes(const std::vector<IdColumn>& columns, size_t rows,
-                                  std::vector<uint32_t>* first_row) {
-  constexpr uint32_t kNullValue = 0xFFFFFFFEu;
-  std::vector<uint32_t> codes(rows, 0);
-  for (size_t c = 0; c < columns.size(); ++c) {
-    const IdColumn& col = columns[c];
-    detail::Interner values(col.is_string(), 1024);
+// Per items-table row, a dense code of the tuple of values in `columns` (nulls are a
+// value of their own); `first_row` receives a row holding each code's values.
+BigVector<uint32_t> tuple_codes(const std::vector<IdColumn>& columns, size_t rows,
+                                std::vector<uint32_t>* first_row) {
+  std::vector<uint64_t> first;
+  BigVector<uint32_t> codes =
+      columns.empty() ? BigVector<uint32_t>(rows, 0) : detail::intern_column(columns[0], &first);
+  if (columns.empty() && rows > 0) first.push_back(0);
+  for (size_t c = 1; c < columns.size(); ++c) {
+    std::vector<uint64_t> unused;
+    const BigVector<uint32_t> values = detail::intern_column(columns[c], &unused);
     detail::Interner tuples(false, 1024);
-    first_row->clear();
+    first.clear();
     for (size_t r = 0; r < rows; ++r) {
-      const uint32_t v = col.is_null(r) ? kNullValue : values.insert(col, r).first;
-      auto [code, inserted] = tuples.insert_key((uint64_t(codes[r]) << 32) | v);
-      if (inserted) first_row->push_back(uint32_t(r));
+      auto [code, inserted] = tuples.insert_key((uint64_t(codes[r]) << 32) | values[r]);
+      if (inserted) first.push_back(r);
       codes[r] = code;
     }
   }
+  first_row->assign(first.begin(), first.end());
   return codes;
 }
 
@@ -89,7 +93,7 @@ ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const
     if (c.size != j.items_table_rows)
       throw std::invalid_argument("clusterscore: slice column length differs from items table");
   ItemGrouping g;
-  const std::vector<uint32_t> codes = tuple_codes(columns, j.items_table_rows, &g.group_row);
+  const BigVector<uint32_t> codes = tuple_codes(columns, j.items_table_rows, &g.group_row);
   g.n_groups = g.group_row.size();
   g.item_group.assign(j.n_items(), kNone);
   bool missing = false;

@@ -1,6 +1,8 @@
 #include "detail/intern_column.h"
 
 #include <algorithm>
+#include <cstring>
+#include <tuple>
 
 #include "detail/interner.h"
 
@@ -10,19 +12,54 @@ namespace {
 constexpr size_t kPrefetch = 16;
 
 bool dense_range(const IdColumn& col, int64_t* lo) {
-  if (col.is_string() || col.size == 0) return false;
+  if (col.is_string() || col.size == 0 || col.valid != nullptr) return false;
   const auto [mn, mx] = std::minmax_element(col.ints, col.ints + col.size);
   const unsigned __int128 span = (unsigned __int128)(*mx - (__int128)*mn);
   *lo = *mn;
   return span < (unsigned __int128)(4 * col.size + 1024) && span < kNone;
 }
 
+bool all_short(const IdColumn& col) {
+  if (!col.is_string()) return false;
+  for (size_t r = 0; r < col.size; ++r)
+    if (!col.is_null(r) && col.str(r).size() > 7) return false;
+  return true;
+}
+
+// A string of at most 7 bytes as an exact 64-bit key: its bytes, and its length on top.
+uint64_t pack(std::string_view s) {
+  uint64_t k = 0;
+  std::memcpy(&k, s.data(), s.size());
+  return k | (uint64_t(s.size()) << 56);
+}
+
+// Assigns ids in order of first appearance; nulls share one id of their own.
+template <class Find>
+BigVector<uint32_t> assign(const IdColumn& col, std::vector<uint64_t>* first_row, Find find) {
+  BigVector<uint32_t> out(col.size);
+  uint32_t null_id = kNone;
+  for (size_t r = 0; r < col.size; ++r) {
+    uint32_t id;
+    bool inserted;
+    if (col.is_null(r)) {
+      inserted = null_id == kNone;
+      if (inserted) null_id = uint32_t(first_row->size());
+      id = null_id;
+    } else {
+      std::tie(id, inserted) = find(r);
+    }
+    if (inserted) first_row->push_back(r);
+    out[r] = id;
+  }
+  return out;
+}
+
 }  // namespace
 
 BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* first_row) {
-  BigVector<uint32_t> out(col.size);
   int64_t lo = 0;
   if (dense_range(col, &lo)) {
+    BigVector<uint32_t> out(col.size);
     BigVector<uint32_t> id_of(size_t(*std::max_element(col.ints, col.ints + col.size) - lo) + 1,
                               kNone);
     for (size_t r = 0; r < col.size; ++r) {
@@ -35,14 +72,23 @@ BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* fi
     }
     return out;
   }
-  Interner interner(col.is_string(), col.size / 8 + 16);
-  for (size_t r = 0; r < col.size; ++r) {
-    if (r + kPrefetch < col.size) interner.prefetch(col, r + kPrefetch);
-    auto [id, inserted] = interner.insert(col, r);
-    if (inserted) first_row->push_back(r);
-    out[r] = id;
+  // Ids are numbered after the null id may have taken one: map interner ids to output ids.
+  std::vector<uint32_t> ids;
+  auto number = [&](std::pair<uint32_t, bool> got) {
+    if (got.second) ids.push_back(uint32_t(first_row->size()));
+    return std::pair<uint32_t, bool>{ids[got.first], got.second};
+  };
+  if (all_short(col)) {
+    Interner interner(false, 64);
+    return assign(col, first_row,
+                  [&](size_t r) { return number(interner.insert_key(pack(col.str(r)))); });
   }
-  return out;
+  Interner interner(col.is_string(), col.size / 8 + 16);
+  return assign(col, first_row, [&](size_t r) {
+    if (r + kPrefetch < col.size && !col.is_null(r + kPrefetch))
+      interner.prefetch(col, r + kPrefetch);
+    return number(interner.insert(col, r));
+  });
 }
 
 }  // namespace clusterscore::detail

@@ -10,9 +10,10 @@
 namespace clusterscore::detail {
 
 // Returns each row's dense id and appends the first row of each id to `first_row`.
-// Integer columns whose values span a range of at most 4 rows per row are indexed
-// directly (no hashing: most label and cluster columns are such small integers);
-// anything else goes through the hash interner. O(rows) expected.
+// Null rows (col.valid) share one id. Integer columns whose values span a range of at
+// most 4 rows per row are indexed directly (no hashing: most label and cluster columns
+// are such small integers); strings of at most 7 bytes are packed into exact integer
+// keys; anything else goes through the hash interner. O(rows) expected.
 BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* first_row);
 
 }  // namespace clusterscore::detail

@@ -99,8 +99,9 @@ class PairSample:
                 f"no attribute {by!r} in the sample (attributes: {', '.join(have) or 'none'})"
             )
         values = self._table.column(col)
+        unjudged = np.full(len(self), _MISSING, dtype=np.uint8)  # shares need no verdicts
         d = _core.contributions(
-            _arrays.id_tuple(_arrays.normalize_ids(values), True), *self._codes()[:3],
+            _arrays.id_tuple(_arrays.normalize_ids(values), True), *self._codes(), unjudged,
             self.meta["totals"], self.meta["mode"] == "stratified",
             self.meta["mode"] == "distance_only",
         )  # fmt: skip

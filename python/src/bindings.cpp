@@ -338,19 +338,11 @@ nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum
 
 nb::dict contributions_dict(const nb::tuple& values, const Array<uint8_t>& kind,
                             const Array<uint8_t>& stratum, const Array<uint64_t>& draws,
-                            const nb::dict& totals, bool stratified, bool distance_only) {
-  const size_t n = kind.shape(0);
-  std::vector<double> zeros(n, 1.0);
-  std::vector<uint8_t> verdicts(n, uint8_t(Verdict::kMissing));
-  JudgedSample s;
-  s.kind = {reinterpret_cast<const PairKind*>(kind.data()), n};
-  s.stratum = {stratum.data(), n};
-  s.draws = {draws.data(), n};
-  s.U = s.B = s.E = zeros;
-  s.verdict = {reinterpret_cast<const Verdict*>(verdicts.data()), n};
-  s.totals = totals_of(totals);
-  s.stratified = stratified;
-  s.distance_only = distance_only;
+                            const Array<double>& U, const Array<double>& B, const Array<double>& E,
+                            const Array<uint8_t>& verdict, const nb::dict& totals, bool stratified,
+                            bool distance_only) {
+  const JudgedSample s =
+      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only);
   Contributions c = contributions(id_column(values), s);
   nb::dict d;
   d["first_pair"] = to_numpy(std::move(c.first_pair));

@@ -80,8 +80,9 @@ def evaluate(
     ]
     for name, table in slices.items():
         shown.append(report.frame_table(f"Per {name}", table.to_pandas(), [name, *metric_cols]))
-    truth_df = result.per_cluster("truth")
-    actual_df = result.per_cluster("actual")
+    clusters = {side: result.per_cluster_table(side) for side in result._roles}
+    truth_df = clusters["truth"].to_pandas()
+    actual_df = clusters["actual"].to_pandas()
     shown.append(
         report.frame_table(
             "Worst truth clusters by recall (weight lost = weight × (1 − recall))",
@@ -99,7 +100,7 @@ def evaluate(
     report.print_all(console, *shown)
     if out is not None:
         extra = {"classic": result.classic}
-        _write(out, result, slices, {"per_item": result.per_item_table()}, extra)
+        _write(out, result, slices, {"per_item": result.per_item_table()}, clusters, extra)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
@@ -127,8 +128,9 @@ def diff(
     ]
     for name, table in slices.items():
         shown.append(report.frame_table(f"Per {name}", table.to_pandas(), [name, *metric_cols]))
+    clusters = {side: result.per_cluster_table(side) for side in result._roles}
     for side in ("base", "exp"):
-        df = result.per_cluster(side)
+        df = clusters[side].to_pandas()
         top = df.nlargest(10, "affected_weight").query("affected_weight > 0")
         cols = ["cluster_id", "items", "weight", "affected_weight", "split_rate", "merge_rate"]
         shown.append(
@@ -145,7 +147,7 @@ def diff(
     report.print_all(console := Console(), *shown)
     if out is not None:
         tables = {"per_item": result.per_item_table(), "flows": result.flows_table()}
-        _write(out, result, slices, tables)
+        _write(out, result, slices, tables, clusters)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
@@ -227,7 +229,12 @@ def estimate(
 
 
 def _write(
-    out: Path, result: Comparison, slices: dict, tables: dict, extra: dict | None = None
+    out: Path,
+    result: Comparison,
+    slices: dict,
+    tables: dict,
+    clusters: dict,
+    extra: dict | None = None,
 ) -> None:
     """summary.json, then one Parquet file per table, per cluster of each side, per slice."""
     out.mkdir(parents=True, exist_ok=True)
@@ -240,8 +247,8 @@ def _write(
     report.write_json(out / "summary.json", summary)
     for name, table in tables.items():
         report.write_parquet(out / f"{name}.parquet", table)
-    for side in result._roles:
-        report.write_parquet(out / f"per_{side}_cluster.parquet", result.per_cluster_table(side))
+    for side, table in clusters.items():
+        report.write_parquet(out / f"per_{side}_cluster.parquet", table)
     for name, table in slices.items():
         report.write_parquet(out / f"per_slice_{name}.parquet", table)
 

@@ -10,16 +10,53 @@ namespace {
 
 using detail::KahanSum;
 
+void add_marginals(CellTable* t) {
+  std::vector<KahanSum> rw(t->n_rows), cw(t->n_cols);
+  KahanSum total;
+  t->row_count.assign(t->n_rows, 0);
+  t->col_count.assign(t->n_cols, 0);
+  t->row_cells.assign(t->n_rows, 0);
+  t->col_cells.assign(t->n_cols, 0);
+  for (size_t k = 0; k < t->size(); ++k) {
+    const uint32_t r = t->row[k], c = t->col[k];
+    t->row_count[r] += t->count[k];
+    t->col_count[c] += t->count[k];
+    ++t->row_cells[r];
+    ++t->col_cells[c];
+    rw[r].add(t->weight[k]);
+    cw[c].add(t->weight[k]);
+    total.add(t->weight[k]);
+    t->total_count += t->count[k];
+  }
+  t->row_weight.reserve(t->n_rows);
+  t->col_weight.reserve(t->n_cols);
+  for (const KahanSum& s : rw) t->row_weight.push_back(s.value());
+  for (const KahanSum& s : cw) t->col_weight.push_back(s.value());
+  t->total_weight = total.value();
+}
+
+// Completes a table whose row, col and count are filled: sizes, the compensated weight
+// sums and the marginals.
+void finish_table(CellTable* t, const BigVector<KahanSum>& weight,
+                  const BigVector<KahanSum>& weight_sq, size_t n_rows, size_t n_cols) {
+  t->n_rows = n_rows;
+  t->n_cols = n_cols;
+  t->weight.reserve(weight.size());
+  t->weight_sq.reserve(weight_sq.size());
+  for (const KahanSum& s : weight) t->weight.push_back(s.value());
+  for (const KahanSum& s : weight_sq) t->weight_sq.push_back(s.value());
+  add_marginals(t);
+}
+
+// Cells from (row, col) pairs in any order, through a hash table of the pairs.
 struct CellBuilder {
   detail::Interner index{false, 1024};
   BigVector<uint32_t> row, col;
   BigVector<uint64_t> count;
   BigVector<KahanSum> weight, weight_sq;
 
-  static uint64_t key(uint32_t r, uint32_t c) { return (uint64_t(r) << 32) | c; }
-
   uint32_t add(uint32_t r, uint32_t c, uint64_t n, double w, double w2) {
-    auto [cell, inserted] = index.insert_key(key(r, c));
+    auto [cell, inserted] = index.insert_key((uint64_t(r) << 32) | c);
     if (inserted) {
       row.push_back(r);
       col.push_back(c);
@@ -35,42 +72,11 @@ struct CellBuilder {
 
   CellTable finish(size_t n_rows, size_t n_cols) {
     CellTable t;
-    t.n_rows = n_rows;
-    t.n_cols = n_cols;
     t.row = std::move(row);
     t.col = std::move(col);
     t.count = std::move(count);
-    t.weight.reserve(t.row.size());
-    t.weight_sq.reserve(t.row.size());
-    for (const KahanSum& s : weight) t.weight.push_back(s.value());
-    for (const KahanSum& s : weight_sq) t.weight_sq.push_back(s.value());
-    add_marginals(&t);
+    finish_table(&t, weight, weight_sq, n_rows, n_cols);
     return t;
-  }
-
-  static void add_marginals(CellTable* t) {
-    std::vector<KahanSum> rw(t->n_rows), cw(t->n_cols);
-    KahanSum total;
-    t->row_count.assign(t->n_rows, 0);
-    t->col_count.assign(t->n_cols, 0);
-    t->row_cells.assign(t->n_rows, 0);
-    t->col_cells.assign(t->n_cols, 0);
-    for (size_t k = 0; k < t->size(); ++k) {
-      const uint32_t r = t->row[k], c = t->col[k];
-      t->row_count[r] += t->count[k];
-      t->col_count[c] += t->count[k];
-      ++t->row_cells[r];
-      ++t->col_cells[c];
-      rw[r].add(t->weight[k]);
-      cw[c].add(t->weight[k]);
-      total.add(t->weight[k]);
-      t->total_count += t->count[k];
-    }
-    t->row_weight.reserve(t->n_rows);
-    t->col_weight.reserve(t->n_cols);
-    for (const KahanSum& s : rw) t->row_weight.push_back(s.value());
-    for (const KahanSum& s : cw) t->col_weight.push_back(s.value());
-    t->total_weight = total.value();
   }
 };
 
@@ -130,13 +136,7 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
       if (cell_of_item) (*cell_of_item)[item_of[p]] = k;
     }
   }
-  t.n_rows = n_rows;
-  t.n_cols = n_cols;
-  t.weight.reserve(w.size());
-  t.weight_sq.reserve(w.size());
-  for (const KahanSum& s : w) t.weight.push_back(s.value());
-  for (const KahanSum& s : w2) t.weight_sq.push_back(s.value());
-  CellBuilder::add_marginals(&t);
+  finish_table(&t, w, w2, n_rows, n_cols);
   return t;
 }
 

@@ -5,21 +5,13 @@
 #include "detail/intern_column.h"
 
 namespace clusterscore {
-namespace {
-
-BigVector<uint32_t> intern_labels(const IdColumn& labels, std::vector<uint64_t>* first) {
-  return detail::intern_column(labels, first);
-}
-
-}  // namespace
-
 LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double* weights) {
   if (a.size != b.size)
     throw std::invalid_argument("labels_true and labels_pred differ in length: " +
                                 std::to_string(a.size) + " and " + std::to_string(b.size));
   LabelCells out;
-  const BigVector<uint32_t> rows = intern_labels(a, &out.a_first);
-  const BigVector<uint32_t> cols = intern_labels(b, &out.b_first);
+  const BigVector<uint32_t> rows = detail::intern_column(a, &out.a_first);
+  const BigVector<uint32_t> cols = detail::intern_column(b, &out.b_first);
   out.cells = build_cells(rows, cols, weights, out.a_first.size(), out.b_first.size(), nullptr);
   return out;
 }

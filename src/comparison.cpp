@@ -1,7 +1,5 @@
 #include "clusterscore/comparison.h"
 
-#include <numeric>
-
 #include "clusterscore/error.h"
 #include "clusterscore/pointwise.h"
 #include "detail/intern_column.h"

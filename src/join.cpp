@@ -45,11 +45,6 @@ size_t first_row_with(const IdColumn& col, size_t row) {
   return row;
 }
 
-// Interns the cluster ids of one clustering; returns each row's cluster index.
-BigVector<uint32_t> intern_clusters(const IdColumn& clusters, std::vector<uint64_t>* first_row) {
-  return detail::intern_column(clusters, first_row);
-}
-
 // Dense ids of every row's item (kNone if unknown); prefetches the table ahead.
 BigVector<uint32_t> find_all(const Interner& ids, const IdColumn& col) {
   BigVector<uint32_t> found(col.size);
@@ -105,7 +100,8 @@ void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings
 
 // Adds B's rows: items already seen (from A) get their B cluster, new items are appended.
 void add_b(const ClusteringInput& b, Interner& ids, JoinedClusterings* j) {
-  const BigVector<uint32_t> b_row_cluster = intern_clusters(b.clusters, &j->b_cluster_first_row);
+  const BigVector<uint32_t> b_row_cluster =
+      detail::intern_column(b.clusters, &j->b_cluster_first_row);
   BigVector<uint32_t> found(b.items.size);
   for (size_t r = 0; r < b.items.size; ++r) {
     if (r + kPrefetch < b.items.size) ids.prefetch(b.items, r + kPrefetch);
@@ -121,12 +117,10 @@ void add_b(const ClusteringInput& b, Interner& ids, JoinedClusterings* j) {
   }
 }
 
-}  // namespace
-
-namespace {
 uint64_t hash_id(const IdColumn& c, size_t row) {
   return c.is_string() ? detail::hash_bytes(c.str(row)) : detail::mix64(uint64_t(c.ints[row]));
 }
+
 }  // namespace
 
 uint64_t fingerprint(const ClusteringInput& c) {
@@ -158,7 +152,7 @@ JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b,
   j.b_rows = b.items.size;
 
   Interner ids(a.items.is_string(), std::max(a.items.size, b.items.size));
-  j.a_cluster = intern_clusters(a.clusters, &j.a_cluster_first_row);
+  j.a_cluster = detail::intern_column(a.clusters, &j.a_cluster_first_row);
   for (size_t r = 0; r < a.items.size; ++r) {
     if (r + kPrefetch < a.items.size) ids.prefetch(a.items, r + kPrefetch);
     auto [id, inserted] = ids.insert(a.items, r);

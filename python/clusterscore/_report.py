@@ -14,8 +14,6 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["Table"]
-
 
 def fmt(value: Any) -> str:
     if value is None:

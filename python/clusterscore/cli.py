@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from . import _report as report
 from ._comparison import Comparison
@@ -216,7 +217,7 @@ def estimate(
 
         print(json.dumps(report.json_safe(result), indent=2, allow_nan=False))
         return
-    t = report.Table(title=f"Estimates from {verdicts} ({s.meta['mode']} sample)",
+    t = Table(title=f"Estimates from {verdicts} ({s.meta['mode']} sample)",
                      title_justify="left")  # fmt: skip
     for c in ("metric", "estimate", "std error", "95% interval", "judged draws"):
         t.add_column(c, justify="left" if c == "metric" else "right", no_wrap=True)

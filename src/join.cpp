@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -8,27 +9,19 @@
 #include "detail/hash.h"
 #include "detail/intern_column.h"
 #include "detail/interner.h"
+#include "join_parts.h"
 
 namespace clusterscore {
+namespace join_detail {
+
 namespace {
-
-using detail::Interner;
-
-// Far enough ahead that the slot's cache line arrives before it is needed.
-constexpr size_t kPrefetch = 16;
-
 std::string fmt_weight(double w) {
   std::ostringstream s;
   s.precision(17);
   s << w;
   return s.str();
 }
-
-void check_same_kind(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items) {
-  const bool s = a.items.is_string();
-  if (b.items.is_string() != s || (items && items->items.is_string() != s))
-    throw std::invalid_argument("clusterscore: item ids must be all integers or all strings");
-}
+}  // namespace
 
 [[noreturn]] void duplicate(const std::string& role, const IdColumn& col, size_t first,
                             size_t row) {
@@ -38,21 +31,11 @@ void check_same_kind(const ClusteringInput& a, const ClusteringInput& b, const I
 }
 
 size_t first_row_with(const IdColumn& col, size_t row) {
-  Interner one(col.is_string(), 1);
+  detail::Interner one(col.is_string(), 1);
   one.insert(col, row);
   for (size_t r = 0; r < row; ++r)
     if (one.find(col, r) != kNone) return r;
   return row;
-}
-
-// Dense ids of every row's item (kNone if unknown); prefetches the table ahead.
-BigVector<uint32_t> find_all(const Interner& ids, const IdColumn& col) {
-  BigVector<uint32_t> found(col.size);
-  for (size_t r = 0; r < col.size; ++r) {
-    if (r + kPrefetch < col.size) ids.prefetch(col, r + kPrefetch);
-    found[r] = ids.find(col, r);
-  }
-  return found;
 }
 
 void check_weights(const ItemsInput& t) {
@@ -64,6 +47,34 @@ void check_weights(const ItemsInput& t) {
                        "weight " + fmt_weight(w) + " of item " + t.items.repr(r) +
                            " is not a finite number > 0");
   }
+}
+
+}  // namespace join_detail
+
+namespace {
+
+using detail::Interner;
+using join_detail::check_weights;
+using join_detail::duplicate;
+using join_detail::first_row_with;
+
+// Far enough ahead that the slot's cache line arrives before it is needed.
+constexpr size_t kPrefetch = 16;
+
+void check_same_kind(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items) {
+  const bool s = a.items.is_string();
+  if (b.items.is_string() != s || (items && items->items.is_string() != s))
+    throw std::invalid_argument("clusterscore: item ids must be all integers or all strings");
+}
+
+// Dense ids of every row's item (kNone if unknown); prefetches the table ahead.
+BigVector<uint32_t> find_all(const Interner& ids, const IdColumn& col) {
+  BigVector<uint32_t> found(col.size);
+  for (size_t r = 0; r < col.size; ++r) {
+    if (r + kPrefetch < col.size) ids.prefetch(col, r + kPrefetch);
+    found[r] = ids.find(col, r);
+  }
+  return found;
 }
 
 void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings* j) {
@@ -150,6 +161,12 @@ JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b,
   j.role_b = b.role;
   j.a_rows = a.items.size;
   j.b_rows = b.items.size;
+  if (std::max({a.items.size, b.items.size, items ? items->items.size : 0}) >= kNone)
+    throw std::length_error("clusterscore: more than 2^32-2 rows");
+  if (!a.items.is_string()) {
+    join_detail::join_int_ids(a, b, items, join_detail::kPartitionRows, &j);
+    return j;
+  }
 
   Interner ids(a.items.is_string(), std::max(a.items.size, b.items.size));
   j.a_cluster = detail::intern_column(a.clusters, &j.a_cluster_first_row);

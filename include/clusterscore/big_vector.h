@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__linux__)
@@ -49,5 +51,35 @@ struct HugePageAllocator {
 
 template <class T>
 using BigVector = std::vector<T, HugePageAllocator<T>>;
+
+// Uninitialised storage for `n` trivial Ts from the same allocator, for buffers that are
+// written in full before they are read: no zeroing pass, unlike BigVector(n).
+template <class T>
+class BigBuffer {
+  static_assert(std::is_trivial_v<T>);
+
+ public:
+  BigBuffer() = default;
+  explicit BigBuffer(size_t n) : data_(n ? HugePageAllocator<T>().allocate(n) : nullptr), n_(n) {}
+  BigBuffer(BigBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), n_(o.n_) {}
+  BigBuffer& operator=(BigBuffer o) noexcept {
+    std::swap(data_, o.data_);
+    std::swap(n_, o.n_);
+    return *this;
+  }
+  ~BigBuffer() {
+    if (data_) HugePageAllocator<T>().deallocate(data_, n_);
+  }
+
+  T* data() { return data_; }
+  const T* data() const { return data_; }
+  size_t size() const { return n_; }
+  T& operator[](size_t i) { return data_[i]; }
+  const T& operator[](size_t i) const { return data_[i]; }
+
+ private:
+  T* data_ = nullptr;
+  size_t n_ = 0;
+};
 
 }  // namespace clusterscore

@@ -1,0 +1,29 @@
+// What the two join strategies share: join.cpp's hash table (string ids) and
+// join_ints.cpp's radix partitions (integer ids).
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "clusterscore/clustering.h"
+
+namespace clusterscore::join_detail {
+
+// Throws InputError: `row` of `role` names the same item as row `first`.
+[[noreturn]] void duplicate(const std::string& role, const IdColumn& col, size_t first, size_t row);
+// The first row before `row` holding the same id (an O(row) scan, for error messages).
+size_t first_row_with(const IdColumn& col, size_t row);
+// Throws InputError naming the first weight that is not a finite number > 0.
+void check_weights(const ItemsInput& t);
+
+// Rows per partition when none is given: the partition's hash table then stays in L2.
+inline constexpr size_t kPartitionRows = 16384;
+
+// The join of integer item ids (all three columns kInt64): fills every field of `j` but
+// the roles and row counts, with the numbering and errors of join(). Each column is
+// radix-partitioned on a hash of the id so that every lookup hits a cache-resident table;
+// `partition_rows` (> 0) sets the partitions' size (tests make it tiny).
+void join_int_ids(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
+                  size_t partition_rows, JoinedClusterings* j);
+
+}  // namespace clusterscore::join_detail

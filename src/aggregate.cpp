@@ -12,7 +12,7 @@ namespace {
 // counting-sorted by group and each group is summed in one pass with local accumulators,
 // which touches far less memory than millions of accumulator sets would.
 constexpr size_t kInPlaceBytes = size_t(1) << 20;
-constexpr size_t kPrefetch = 8;
+constexpr size_t kPrefetch = 16;
 
 struct Sums {
   explicit Sums(size_t k) : metric(k) {}
@@ -33,13 +33,22 @@ class Aggregator {
 
   uint32_t cell(size_t u) const { return u_.cell.empty() ? uint32_t(u) : u_.cell[u]; }
   bool skip(size_t u) const { return u_.group[u] == kNone || cell(u) == kNone; }
-  void prefetch(size_t u) const {
-    if (u < u_.group.size() && !skip(u))
-      __builtin_prefetch(&m_.values[size_t(cell(u)) * m_.width()]);
+  // Both prefetchers must be inlined: GCC deems a function whose only effect is a
+  // prefetch pure and deletes calls to it (so none of this ran before they were).
+  [[gnu::always_inline]] void prefetch(size_t u) const {
+    if (u < u_.group.size() && !skip(u)) prefetch_unit(u);
+  }
+  // Everything add(u) reads at random: the unit's metric row (two lines), weight, count.
+  [[gnu::always_inline]] void prefetch_unit(size_t u) const {
+    const double* row = &m_.values[size_t(cell(u)) * m_.width() + first_];
+    __builtin_prefetch(row);
+    __builtin_prefetch(row + k_ - 1);
+    __builtin_prefetch(&u_.weight[u]);
+    if (!u_.count.empty()) __builtin_prefetch(&u_.count[u]);
   }
   void add(size_t u, Sums* s) const {
     const double w = u_.weight[u];
-    s->count += u_.count[u];
+    s->count += u_.count.empty() ? 1 : u_.count[u];
     s->weight.add(w);
     const double* v = &m_.values[size_t(cell(u)) * m_.width() + first_];
     for (size_t k = 0; k < k_; ++k) s->metric[k].add(w * v[k]);
@@ -62,24 +71,63 @@ class Aggregator {
     for (size_t g = 0; g < n_groups; ++g) emit(uint32_t(g), sums[g], out);
   }
 
+  // Units already in non-decreasing group order (cells by row) are summed run by run.
+  void runs(GroupTable* out) const {
+    Sums s(k_);
+    size_t u = 0;
+    while (u < u_.group.size()) {
+      const uint32_t g = u_.group[u];
+      s.clear();
+      for (; u < u_.group.size() && u_.group[u] == g; ++u) {
+        prefetch(u + kPrefetch);
+        if (!skip(u)) add(u, &s);
+      }
+      if (g != kNone) emit(g, s, out);
+    }
+  }
+
   void sorted(size_t n_groups, GroupTable* out) const {
     std::vector<uint64_t> start(n_groups + 1, 0);
     for (size_t u = 0; u < u_.group.size(); ++u)
       if (!skip(u)) ++start[u_.group[u] + 1];
-    for (size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
+    size_t non_empty = 0;
+    for (size_t g = 0; g < n_groups; ++g) {
+      non_empty += start[g + 1] > 0;
+      start[g + 1] += start[g];
+    }
+    reserve(non_empty, out);
     BigVector<uint32_t> order(start[n_groups]);
     std::vector<uint64_t> next(start.begin(), start.end() - 1);
     for (size_t u = 0; u < u_.group.size(); ++u)
       if (!skip(u)) order[next[u_.group[u]]++] = uint32_t(u);
     Sums s(k_);
     for (size_t g = 0; g < n_groups; ++g) {
+      if (start[g] == start[g + 1]) continue;
       s.clear();
       for (uint64_t p = start[g]; p < start[g + 1]; ++p) {
-        if (p + kPrefetch < order.size()) prefetch(order[p + kPrefetch]);
+        if (p + kPrefetch < order.size()) prefetch_unit(order[p + kPrefetch]);
         add(order[p], &s);
       }
       emit(uint32_t(g), s, out);
     }
+  }
+
+  // Group codes never decrease from one unit to the next (kNone units aside).
+  bool in_group_order() const {
+    uint32_t last = 0;
+    for (uint32_t g : u_.group) {
+      if (g == kNone) continue;
+      if (g < last) return false;
+      last = g;
+    }
+    return true;
+  }
+
+  void reserve(size_t groups, GroupTable* out) const {
+    out->group.reserve(groups);
+    out->items.reserve(groups);
+    out->weight.reserve(groups);
+    for (auto& c : out->columns) c.reserve(groups);
   }
 
  private:
@@ -95,7 +143,7 @@ GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Uni
                      size_t n_groups,
                      const std::vector<std::pair<std::string, std::string>>& rename) {
   const size_t n_units = units.group.size();
-  if (units.weight.size() != n_units || units.count.size() != n_units ||
+  if (units.weight.size() != n_units || (!units.count.empty() && units.count.size() != n_units) ||
       (!units.cell.empty() && units.cell.size() != n_units))
     throw std::invalid_argument("clusterscore: aggregate() unit arrays differ in length");
   if (n_units >= kNone) throw std::length_error("clusterscore: too many units to aggregate");
@@ -111,6 +159,8 @@ GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Uni
   const size_t k = out.names.size();
   if (n_groups * (k + 1) * sizeof(detail::KahanSum) <= kInPlaceBytes)
     a.in_place(n_groups, &out);
+  else if (a.in_group_order())
+    a.runs(&out);
   else
     a.sorted(n_groups, &out);
   return out;

@@ -79,8 +79,7 @@ GroupTable Comparison::by_cluster(Side side) const {
 GroupTable Comparison::by_items(const ItemGrouping& g) const {
   if (g.item_group.size() != joined_.n_items())
     throw std::invalid_argument("clusterscore: item grouping of the wrong length");
-  std::vector<uint64_t> ones(joined_.n_items(), 1);
-  Units u{cell_of_item_, g.item_group, joined_.weight, ones};
+  Units u{cell_of_item_, g.item_group, joined_.weight, {}};
   return finish(aggregate(metrics_, first_mean(), u, g.n_groups, {{"affected", "affected_share"}}));
 }
 
@@ -95,7 +94,10 @@ ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const
   g.n_groups = g.group_row.size();
   g.item_group.assign(j.n_items(), kNone);
   bool missing = false;
+  constexpr size_t kAhead = 16;  // codes[] is read at random: keep misses in flight
   for (size_t i = 0; i < j.n_items(); ++i) {
+    if (i + kAhead < j.n_items() && j.items_row[i + kAhead] != kNone)
+      __builtin_prefetch(&codes[j.items_row[i + kAhead]]);
     if (!j.in_both(i)) continue;
     const uint32_t row = j.items_row[i];
     missing |= row == kNone;

@@ -14,7 +14,7 @@ namespace clusterscore {
 // The units being grouped: either the cells themselves (`cell` empty: unit k is cell k)
 // or items (`cell[u]` is item u's cell, kNone for items outside T, which are skipped).
 // `group[u]` in [0, n_groups) or kNone (skipped); `weight[u]` and `count[u]` are the
-// unit's total weight and item count.
+// unit's total weight and item count (`count` empty: one item each).
 struct Units {
   std::span<const uint32_t> cell;
   std::span<const uint32_t> group;

@@ -12,10 +12,10 @@ struct KahanSum {
   void add(double x) {
     const double t = sum + x;
     // Neumaier: recover the low-order bits lost by whichever operand is smaller.
-    if (std::fabs(sum) >= std::fabs(x))
-      comp += (sum - t) + x;
-    else
-      comp += (x - t) + sum;
+    // Selects, not branches: which operand is larger is unpredictable in short sums.
+    const bool sum_larger = std::fabs(sum) >= std::fabs(x);
+    const double big = sum_larger ? sum : x, small = sum_larger ? x : sum;
+    comp += (big - t) + small;
     sum = t;
   }
   void add(const KahanSum& o) {

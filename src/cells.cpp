@@ -82,6 +82,49 @@ struct CellBuilder {
 
 }  // namespace
 
+namespace {
+
+constexpr size_t kAhead = 16;  // how far ahead random accesses are prefetched
+
+// Items of T grouped by row (a stable counting sort), each carrying its column, weight
+// and item index, so that the per-row pass reads sequentially.
+struct ItemsByRow {
+  BigVector<uint32_t> start;  // row r is positions [start[r], start[r + 1])
+  BigBuffer<uint32_t> col, item;
+  BigBuffer<double> weight;
+};
+
+ItemsByRow sort_by_row(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
+                       const double* weights, size_t n_rows, bool with_items) {
+  const size_t n = rows.size();
+  ItemsByRow s;
+  s.start.assign(n_rows + 1, 0);
+  for (size_t i = 0; i < n; ++i)
+    if (rows[i] != kNone && cols[i] != kNone) ++s.start[rows[i] + 1];
+  for (size_t r = 0; r < n_rows; ++r) s.start[r + 1] += s.start[r];
+  const size_t m = s.start[n_rows];
+  s.col = BigBuffer<uint32_t>(m);
+  s.item = BigBuffer<uint32_t>(with_items ? m : 0);
+  s.weight = BigBuffer<double>(weights ? m : 0);
+  BigVector<uint32_t> next(s.start.begin(), s.start.end() - 1);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n && rows[i + kAhead] != kNone) {
+      const uint32_t ahead = next[rows[i + kAhead]];
+      __builtin_prefetch(s.col.data() + ahead, 1);
+      if (weights) __builtin_prefetch(s.weight.data() + ahead, 1);
+      if (with_items) __builtin_prefetch(s.item.data() + ahead, 1);
+    }
+    if (rows[i] == kNone || cols[i] == kNone) continue;
+    const uint32_t p = next[rows[i]]++;
+    s.col[p] = cols[i];
+    if (weights) s.weight[p] = weights[i];
+    if (with_items) s.item[p] = uint32_t(i);
+  }
+  return s;
+}
+
+}  // namespace
+
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                       const double* weights, size_t n_rows, size_t n_cols,
                       BigVector<uint32_t>* cell_of_item) {
@@ -90,35 +133,32 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
   const size_t n = rows.size();
   if (n >= kNone) throw std::length_error("clusterscore: more than 2^32-2 items");
   if (cell_of_item) cell_of_item->assign(n, kNone);
-  // Items grouped by row with a counting sort that carries each item's column (and weight)
-  // along, so that the per-row pass reads sequentially; within a row, one array indexed by
-  // column finds the row's cells. No hashing, and only arrays the size of the cluster
-  // counts are accessed at random: much faster than a hash table of (row, col) keys.
-  BigVector<uint32_t> start(n_rows + 1, 0);
-  for (size_t i = 0; i < n; ++i)
-    if (rows[i] != kNone && cols[i] != kNone) ++start[rows[i] + 1];
-  for (size_t r = 0; r < n_rows; ++r) start[r + 1] += start[r];
-  const size_t m = start[n_rows];
-  BigVector<uint32_t> col_of(m), item_of(cell_of_item ? m : 0);
-  BigVector<double> weight_of(weights ? m : 0);
-  {
-    BigVector<uint32_t> next(start.begin(), start.end() - 1);
-    for (size_t i = 0; i < n; ++i) {
-      if (rows[i] == kNone || cols[i] == kNone) continue;
-      const uint32_t p = next[rows[i]]++;
-      col_of[p] = cols[i];
-      if (weights) weight_of[p] = weights[i];
-      if (cell_of_item) item_of[p] = uint32_t(i);
-    }
-  }
+  // Within a row, one array indexed by column finds the row's cells: no hashing, and only
+  // arrays the size of the cluster counts are accessed at random. A row's cells are
+  // numbered consecutively, so their sums are kept in small local arrays and written once.
+  const ItemsByRow s = sort_by_row(rows, cols, weights, n_rows, cell_of_item != nullptr);
+  const size_t m = s.start[n_rows];
+  CellTable t;
+  // At most one cell per item; reserved pages that are never written cost no memory.
+  t.row.reserve(m);
+  t.col.reserve(m);
+  t.count.reserve(m);
+  t.weight.reserve(m);
+  t.weight_sq.reserve(m);
   // Per column: (row + 1) << 32 | cell of that column in the current row, 0 if none yet.
   BigVector<uint64_t> seen(n_cols, 0);
-  CellTable t;
-  BigVector<KahanSum> w, w2;
+  std::vector<KahanSum> w, w2;  // the current row's cells
   for (uint32_t r = 0; r < n_rows; ++r) {
     const uint64_t tag = uint64_t(r + 1) << 32;
-    for (uint32_t p = start[r]; p < start[r + 1]; ++p) {
-      const uint32_t c = col_of[p];
+    const uint32_t first = uint32_t(t.row.size());
+    w.clear();
+    w2.clear();
+    for (uint32_t p = s.start[r]; p < s.start[r + 1]; ++p) {
+      if (p + kAhead < m) {  // seen[] and cell_of_item are touched at random
+        __builtin_prefetch(&seen[s.col[p + kAhead]], 1);
+        if (cell_of_item) __builtin_prefetch(cell_of_item->data() + s.item[p + kAhead], 1);
+      }
+      const uint32_t c = s.col[p];
       uint64_t& slot = seen[c];
       if ((slot & ~uint64_t(0xFFFFFFFF)) != tag) {
         slot = tag | uint32_t(t.row.size());
@@ -129,14 +169,20 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
         w2.emplace_back();
       }
       const uint32_t k = uint32_t(slot);
-      const double wi = weights ? weight_of[p] : 1.0;
+      const double wi = weights ? s.weight[p] : 1.0;
       ++t.count[k];
-      w[k].add(wi);
-      w2[k].add(wi * wi);
-      if (cell_of_item) (*cell_of_item)[item_of[p]] = k;
+      w[k - first].add(wi);
+      w2[k - first].add(wi * wi);
+      if (cell_of_item) (*cell_of_item)[s.item[p]] = k;
+    }
+    for (size_t k = 0; k < w.size(); ++k) {
+      t.weight.push_back(w[k].value());
+      t.weight_sq.push_back(w2[k].value());
     }
   }
-  finish_table(&t, w, w2, n_rows, n_cols);
+  t.n_rows = n_rows;
+  t.n_cols = n_cols;
+  add_marginals(&t);
   return t;
 }
 

@@ -12,12 +12,14 @@ namespace {
 
 constexpr size_t kPrefetch = 16;
 
-bool dense_range(const IdColumn& col, int64_t* lo) {
+// Integer ids spanning a range under 4 × rows: [*lo, *lo + *span] maps directly.
+bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
   if (col.is_string() || col.size == 0 || col.valid != nullptr) return false;
   const auto [mn, mx] = std::minmax_element(col.ints, col.ints + col.size);
-  const unsigned __int128 span = (unsigned __int128)(*mx - (__int128)*mn);
+  const unsigned __int128 width = (unsigned __int128)(*mx - (__int128)*mn);
   *lo = *mn;
-  return span < (unsigned __int128)(4 * col.size + 1024) && span < kNone;
+  *span = size_t(width);
+  return width < (unsigned __int128)(4 * col.size + 1024) && width < kNone;
 }
 
 bool all_short(const IdColumn& col) {
@@ -70,10 +72,10 @@ BigVector<uint32_t> assign(const IdColumn& col, std::vector<uint64_t>* first_row
 
 BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* first_row) {
   int64_t lo = 0;
-  if (dense_range(col, &lo)) {
+  size_t span = 0;
+  if (dense_range(col, &lo, &span)) {
     BigVector<uint32_t> out(col.size);
-    BigVector<uint32_t> id_of(size_t(*std::max_element(col.ints, col.ints + col.size) - lo) + 1,
-                              kNone);
+    BigVector<uint32_t> id_of(span + 1, kNone);
     for (size_t r = 0; r < col.size; ++r) {
       uint32_t& id = id_of[size_t(col.ints[r] - lo)];
       if (id == kNone) {

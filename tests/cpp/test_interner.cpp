@@ -2,9 +2,11 @@
 
 #include <random>
 
+#include "detail/intern_column.h"
 #include "detail/interner.h"
 #include "helpers.h"
 
+using clusterscore::BigVector;
 using clusterscore::detail::Interner;
 using clusterscore::detail::kNone;
 
@@ -42,4 +44,27 @@ TEST(Interner, ExtremeIntegers) {
   Interner in(false, 1);
   for (size_t r = 0; r < keys.size(); ++r) EXPECT_TRUE(in.insert(cstest::ints(keys), r).second);
   EXPECT_EQ(in.size(), 4u);
+}
+
+TEST(InternColumn, ShortStringsGetOneCodeWhereverTheyLie) {
+  // Strings of up to 7 bytes are packed into integer keys, with an 8-byte load where the
+  // buffer allows and byte by byte near its end: both must give the same key.
+  const std::vector<std::string> values = {"ab", "c", "", "abcdefg", "ab", "c", "", "abcdefg"};
+  for (size_t n = 1; n <= values.size(); ++n) {
+    cstest::Strings s(std::vector<std::string>(values.begin(), values.end() - n + 1));
+    std::vector<std::string> v(values.begin(), values.end() - n + 1);
+    std::vector<uint64_t> first;
+    const BigVector<uint32_t> codes = clusterscore::detail::intern_column(s.col(), &first);
+    for (size_t i = 0; i < v.size(); ++i)
+      for (size_t k = 0; k < v.size(); ++k) EXPECT_EQ(codes[i] == codes[k], v[i] == v[k]);
+    for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(v[first[codes[i]]], v[i]);
+  }
+}
+
+TEST(InternColumn, DenseIntegersMapDirectly) {
+  const std::vector<int64_t> v = {-3, 5, -3, 0, 5, 2};
+  std::vector<uint64_t> first;
+  const BigVector<uint32_t> codes = clusterscore::detail::intern_column(cstest::ints(v), &first);
+  EXPECT_EQ(codes, (BigVector<uint32_t>{0, 1, 0, 2, 1, 3}));
+  EXPECT_EQ(first, (std::vector<uint64_t>{0, 1, 3, 5}));
 }

@@ -143,7 +143,8 @@ class IntJoin {
     allocate_outputs();
     PartTable table;
     for (size_t p = 0; p < (size_t(1) << bits); ++p) {
-      table.reset(pa.part(p).size());
+      // Sized for the larger side: when A is a small truth, most ids are B's own.
+      table.reset(std::max(pa.part(p).size(), pb.part(p).size()));
       add_a(pa.part(p), table);
       add_b(pb.part(p), table);
       add_items(pt.part(p), table);

@@ -35,19 +35,6 @@ void add_marginals(CellTable* t) {
   t->total_weight = total.value();
 }
 
-// Completes a table whose row, col and count are filled: sizes, the compensated weight
-// sums and the marginals.
-void finish_table(CellTable* t, const BigVector<KahanSum>& weight,
-                  const BigVector<KahanSum>& weight_sq, size_t n_rows, size_t n_cols) {
-  t->n_rows = n_rows;
-  t->n_cols = n_cols;
-  t->weight.reserve(weight.size());
-  t->weight_sq.reserve(weight_sq.size());
-  for (const KahanSum& s : weight) t->weight.push_back(s.value());
-  for (const KahanSum& s : weight_sq) t->weight_sq.push_back(s.value());
-  add_marginals(t);
-}
-
 // Cells from (row, col) pairs in any order, through a hash table of the pairs.
 struct CellBuilder {
   detail::Interner index{false, 1024};
@@ -72,17 +59,19 @@ struct CellBuilder {
 
   CellTable finish(size_t n_rows, size_t n_cols) {
     CellTable t;
+    t.n_rows = n_rows;
+    t.n_cols = n_cols;
     t.row = std::move(row);
     t.col = std::move(col);
     t.count = std::move(count);
-    finish_table(&t, weight, weight_sq, n_rows, n_cols);
+    t.weight.reserve(weight.size());
+    t.weight_sq.reserve(weight_sq.size());
+    for (const KahanSum& s : weight) t.weight.push_back(s.value());
+    for (const KahanSum& s : weight_sq) t.weight_sq.push_back(s.value());
+    add_marginals(&t);
     return t;
   }
 };
-
-}  // namespace
-
-namespace {
 
 constexpr size_t kAhead = 16;  // how far ahead random accesses are prefetched
 

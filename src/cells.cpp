@@ -112,6 +112,119 @@ ItemsByRow sort_by_row(std::span<const uint32_t> rows, std::span<const uint32_t>
   return s;
 }
 
+// Per B cluster while cells are built: where its cell in the current row is, and its
+// marginals so far. One struct, so the cell pass touches one line per column.
+struct ColumnState {
+  uint64_t seen = 0;  // (row + 1) << 32 | cell of this column in that row; 0 if none yet
+  uint64_t count = 0;
+  KahanSum weight;
+  uint32_t cells = 0;
+};
+
+// The cell pass over items grouped by row. Within a row, one array indexed by column
+// finds the row's cells: no hashing, and only arrays the size of the cluster counts are
+// accessed at random. A row's cells are numbered consecutively, so their sums are kept in
+// small local arrays and written once, and the marginals are added up as each row ends,
+// in cell order (the order add_marginals() uses), while the columns are still in cache.
+class CellPass {
+ public:
+  CellPass(const ItemsByRow& s, size_t n_rows, size_t n_cols, bool weighted,
+           BigVector<uint32_t>* cell_of_item)
+      : s_(s),
+        m_(s.start[n_rows]),
+        weighted_(weighted),
+        cell_of_item_(cell_of_item),
+        cols_(n_cols) {
+    t_.n_rows = n_rows;
+    t_.n_cols = n_cols;
+    // At most one cell per item; reserved pages that are never written cost no memory.
+    t_.row.reserve(m_);
+    t_.col.reserve(m_);
+    t_.count.reserve(m_);
+    t_.weight.reserve(m_);
+    t_.weight_sq.reserve(m_);
+    t_.row_count.resize(n_rows);
+    t_.row_weight.resize(n_rows);
+    t_.row_cells.resize(n_rows);
+  }
+
+  CellTable run() && {
+    for (uint32_t r = 0; r < t_.n_rows; ++r) {
+      add_row_items(r);
+      finish_row(r);
+    }
+    t_.col_count.reserve(t_.n_cols);
+    t_.col_weight.reserve(t_.n_cols);
+    t_.col_cells.reserve(t_.n_cols);
+    for (const ColumnState& c : cols_) {
+      t_.col_count.push_back(c.count);
+      t_.col_weight.push_back(c.weight.value());
+      t_.col_cells.push_back(c.cells);
+    }
+    t_.total_count = m_;
+    t_.total_weight = total_.value();
+    return std::move(t_);
+  }
+
+ private:
+  void add_row_items(uint32_t r) {
+    const uint64_t tag = uint64_t(r + 1) << 32;
+    const uint32_t first = uint32_t(t_.row.size());
+    w_.clear();
+    w2_.clear();
+    for (uint32_t p = s_.start[r]; p < s_.start[r + 1]; ++p) {
+      if (p + kAhead < m_) {  // the column states and cell_of_item are touched at random
+        __builtin_prefetch(&cols_[s_.col[p + kAhead]], 1);
+        if (cell_of_item_) __builtin_prefetch(cell_of_item_->data() + s_.item[p + kAhead], 1);
+      }
+      const uint32_t c = s_.col[p];
+      uint64_t& slot = cols_[c].seen;
+      if ((slot & ~uint64_t(0xFFFFFFFF)) != tag) {
+        slot = tag | uint32_t(t_.row.size());
+        t_.row.push_back(r);
+        t_.col.push_back(c);
+        t_.count.push_back(0);
+        w_.emplace_back();
+        w2_.emplace_back();
+      }
+      const uint32_t k = uint32_t(slot);
+      const double wi = weighted_ ? s_.weight[p] : 1.0;
+      ++t_.count[k];
+      w_[k - first].add(wi);
+      w2_[k - first].add(wi * wi);
+      if (cell_of_item_) (*cell_of_item_)[s_.item[p]] = k;
+    }
+  }
+
+  void finish_row(uint32_t r) {
+    const size_t first = t_.weight.size();
+    KahanSum row_weight;
+    for (size_t i = 0; i < w_.size(); ++i) {
+      const double w = w_[i].value();
+      t_.weight.push_back(w);
+      t_.weight_sq.push_back(w2_[i].value());
+      row_weight.add(w);
+      total_.add(w);
+      ColumnState& c = cols_[t_.col[first + i]];
+      c.count += t_.count[first + i];
+      c.weight.add(w);
+      ++c.cells;
+    }
+    t_.row_count[r] = s_.start[r + 1] - s_.start[r];
+    t_.row_weight[r] = row_weight.value();
+    t_.row_cells[r] = uint32_t(w_.size());
+  }
+
+  const ItemsByRow& s_;
+  const size_t m_;
+  const bool weighted_;
+  BigVector<uint32_t>* cell_of_item_;
+  BigVector<ColumnState> cols_;
+  std::vector<KahanSum> w_, w2_;  // the current row's cells
+  KahanSum total_;
+  CellTable t_;
+};
+
 }  // namespace
 
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
@@ -122,57 +235,8 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
   const size_t n = rows.size();
   if (n >= kNone) throw std::length_error("clusterscore: more than 2^32-2 items");
   if (cell_of_item) cell_of_item->assign(n, kNone);
-  // Within a row, one array indexed by column finds the row's cells: no hashing, and only
-  // arrays the size of the cluster counts are accessed at random. A row's cells are
-  // numbered consecutively, so their sums are kept in small local arrays and written once.
   const ItemsByRow s = sort_by_row(rows, cols, weights, n_rows, cell_of_item != nullptr);
-  const size_t m = s.start[n_rows];
-  CellTable t;
-  // At most one cell per item; reserved pages that are never written cost no memory.
-  t.row.reserve(m);
-  t.col.reserve(m);
-  t.count.reserve(m);
-  t.weight.reserve(m);
-  t.weight_sq.reserve(m);
-  // Per column: (row + 1) << 32 | cell of that column in the current row, 0 if none yet.
-  BigVector<uint64_t> seen(n_cols, 0);
-  std::vector<KahanSum> w, w2;  // the current row's cells
-  for (uint32_t r = 0; r < n_rows; ++r) {
-    const uint64_t tag = uint64_t(r + 1) << 32;
-    const uint32_t first = uint32_t(t.row.size());
-    w.clear();
-    w2.clear();
-    for (uint32_t p = s.start[r]; p < s.start[r + 1]; ++p) {
-      if (p + kAhead < m) {  // seen[] and cell_of_item are touched at random
-        __builtin_prefetch(&seen[s.col[p + kAhead]], 1);
-        if (cell_of_item) __builtin_prefetch(cell_of_item->data() + s.item[p + kAhead], 1);
-      }
-      const uint32_t c = s.col[p];
-      uint64_t& slot = seen[c];
-      if ((slot & ~uint64_t(0xFFFFFFFF)) != tag) {
-        slot = tag | uint32_t(t.row.size());
-        t.row.push_back(r);
-        t.col.push_back(c);
-        t.count.push_back(0);
-        w.emplace_back();
-        w2.emplace_back();
-      }
-      const uint32_t k = uint32_t(slot);
-      const double wi = weights ? s.weight[p] : 1.0;
-      ++t.count[k];
-      w[k - first].add(wi);
-      w2[k - first].add(wi * wi);
-      if (cell_of_item) (*cell_of_item)[s.item[p]] = k;
-    }
-    for (size_t k = 0; k < w.size(); ++k) {
-      t.weight.push_back(w[k].value());
-      t.weight_sq.push_back(w2[k].value());
-    }
-  }
-  t.n_rows = n_rows;
-  t.n_cols = n_cols;
-  add_marginals(&t);
-  return t;
+  return CellPass(s, n_rows, n_cols, weights != nullptr, cell_of_item).run();
 }
 
 CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item) {

@@ -87,7 +87,7 @@ class Aggregator {
   }
 
   void sorted(size_t n_groups, GroupTable* out) const {
-    std::vector<uint64_t> start(n_groups + 1, 0);
+    BigVector<uint64_t> start(n_groups + 1, 0);
     for (size_t u = 0; u < u_.group.size(); ++u)
       if (!skip(u)) ++start[u_.group[u] + 1];
     size_t non_empty = 0;
@@ -97,7 +97,7 @@ class Aggregator {
     }
     reserve(non_empty, out);
     BigVector<uint32_t> order(start[n_groups]);
-    std::vector<uint64_t> next(start.begin(), start.end() - 1);
+    BigVector<uint64_t> next(start.begin(), start.end() - 1);
     for (size_t u = 0; u < u_.group.size(); ++u)
       if (!skip(u)) order[next[u_.group[u]]++] = uint32_t(u);
     Sums s(k_);

@@ -74,8 +74,8 @@ ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact) 
 namespace clusterscore {
 
 void add_impact_derived(GroupTable* g) {
-  const std::vector<double>& share = g->column("affected_share");
-  std::vector<double> w(g->size());
+  const BigVector<double>& share = g->column("affected_share");
+  BigVector<double> w(g->size());
   for (size_t i = 0; i < w.size(); ++i) w[i] = g->weight[i] * share[i];
   g->names.push_back("affected_weight");
   g->columns.push_back(std::move(w));

@@ -43,9 +43,9 @@ MetricTable pointwise_cells(const CellTable& cells) {
 }
 
 void add_pointwise_derived(GroupTable* g) {
-  const std::vector<double>& p = g->column("precision");
-  const std::vector<double>& r = g->column("recall");
-  std::vector<double> f(g->size());
+  const BigVector<double>& p = g->column("precision");
+  const BigVector<double>& r = g->column("recall");
+  BigVector<double> f(g->size());
   for (size_t i = 0; i < f.size(); ++i) f[i] = 2 * p[i] * r[i] / (p[i] + r[i]);  // p, r > 0
   g->names.push_back("f1_of_means");
   g->columns.push_back(std::move(f));

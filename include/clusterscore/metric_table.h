@@ -24,14 +24,15 @@ struct MetricTable {
 
 // One row per non-empty group: its code, item count, weight and weighted means.
 struct GroupTable {
-  std::vector<uint32_t> group;  // group code (cluster index, slice code, 0 for overall)
-  std::vector<uint64_t> items;
-  std::vector<double> weight;
+  // Big vectors: per-cluster tables have millions of rows, handed to Python without a copy.
+  BigVector<uint32_t> group;  // group code (cluster index, slice code, 0 for overall)
+  BigVector<uint64_t> items;
+  BigVector<double> weight;
   std::vector<std::string> names;
-  std::vector<std::vector<double>> columns;  // one per name, one value per group
+  std::vector<BigVector<double>> columns;  // one per name, one value per group
 
   size_t size() const { return group.size(); }
-  const std::vector<double>& column(const std::string& name) const;
+  const BigVector<double>& column(const std::string& name) const;
 };
 
 }  // namespace clusterscore

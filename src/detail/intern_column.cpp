@@ -15,9 +15,13 @@ constexpr size_t kPrefetch = 16;
 // Integer ids spanning a range under 4 × rows: [*lo, *lo + *span] maps directly.
 bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
   if (col.is_string() || col.size == 0 || col.valid != nullptr) return false;
-  const auto [mn, mx] = std::minmax_element(col.ints, col.ints + col.size);
-  const unsigned __int128 width = (unsigned __int128)(*mx - (__int128)*mn);
-  *lo = *mn;
+  int64_t mn = col.ints[0], mx = col.ints[0];
+  for (size_t r = 1; r < col.size; ++r) {  // values only: cheaper than minmax_element's positions
+    mn = std::min(mn, col.ints[r]);
+    mx = std::max(mx, col.ints[r]);
+  }
+  const unsigned __int128 width = (unsigned __int128)(mx - (__int128)mn);
+  *lo = mn;
   *span = size_t(width);
   return width < (unsigned __int128)(4 * col.size + 1024) && width < kNone;
 }
@@ -77,6 +81,8 @@ BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* fi
     BigVector<uint32_t> out(col.size);
     BigVector<uint32_t> id_of(span + 1, kNone);
     for (size_t r = 0; r < col.size; ++r) {
+      if (r + kPrefetch < col.size)  // id_of is read at random and outgrows the caches
+        __builtin_prefetch(&id_of[size_t(col.ints[r + kPrefetch] - lo)]);
       uint32_t& id = id_of[size_t(col.ints[r] - lo)];
       if (id == kNone) {
         id = uint32_t(first_row->size());

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "clusterscore/comparison.h"
 #include "helpers.h"
 
@@ -73,4 +75,41 @@ TEST(Cells, FromListsAddsRepeatsAndDerivesMarginals) {
   EXPECT_DOUBLE_EQ(t.row_weight[1], 2.0);
   EXPECT_EQ(t.total_count, 6u);
   EXPECT_THROW(cells_from_lists(1, 1, {1}, {0}, {1}, {1.0}, {1.0}), std::invalid_argument);
+}
+
+// Slice codes are gathered through 1-, 2- or 4-byte arrays by the number of values: every
+// width must give each common item its own row's value, and items without a row the
+// extra "missing" group.
+TEST(GroupItems, EveryCodeWidthGivesEachItemItsRowsValue) {
+  for (const int64_t values : {3, 300, 70000, 200000}) {
+    const size_t n = 250000;
+    std::vector<int64_t> items(n), a(n), b(n), t_items, slice;
+    for (size_t i = 0; i < n; ++i) {
+      items[i] = int64_t(i * 7 + 1);
+      a[i] = int64_t(i % 97);
+      b[i] = int64_t(i % 89);
+    }
+    for (size_t r = 0; r < n; ++r) {  // the items table lists items in reverse, skips every 5th
+      const size_t i = n - 1 - r;
+      if (i % 5 == 0) continue;
+      t_items.push_back(items[i]);
+      slice.push_back(int64_t((i * 31) % size_t(values)));
+    }
+    std::vector<double> w(t_items.size(), 1.0);
+    ItemsInput table{ints(t_items), w.data()};
+    Comparison c({"truth", ints(items), ints(a)}, {"actual", ints(items), ints(b)}, &table,
+                 MetricFamily::kPointwise);
+    const ItemGrouping g = c.group_items({ints(slice)});
+    ASSERT_EQ(g.n_groups, std::set<int64_t>(slice.begin(), slice.end()).size() + 1) << values;
+    ASSERT_EQ(g.group_row.back(), kNone);
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t got = g.item_group[i];
+      if (i % 5 == 0) {
+        ASSERT_EQ(got, g.n_groups - 1) << values << " item " << i;
+        continue;
+      }
+      ASSERT_LT(got, g.n_groups - 1);
+      ASSERT_EQ(slice[g.group_row[got]], int64_t((i * 31) % size_t(values))) << values << " " << i;
+    }
+  }
 }

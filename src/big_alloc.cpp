@@ -6,13 +6,17 @@
 // kept and handed out again (best fit, split), so a repeated call - several candidate
 // runs scored against one truth - reuses pages that are already mapped.
 //
-// Why it never raises peak memory: on a miss the whole cache is unmapped before fresh
-// memory is mapped, so resident memory can only grow when the cache is empty. Cached
-// blocks are also marked MADV_FREE (the kernel may take them back under memory pressure
-// without swapping) and unmapped once they have sat unused for kMaxAge.
+// Why it never raises peak memory: blocks in use plus blocks cached never exceed the
+// most that was ever in use at once (what an allocator without a cache would have had
+// resident at its peak). On a miss, the smallest cached blocks are unmapped until the
+// fresh mapping fits under that bound. Cached blocks are also marked MADV_FREE (the
+// kernel may take them back under memory pressure without swapping) and unmapped once
+// they have sat unused for kMaxAge.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <new>
@@ -66,8 +70,11 @@ class BlockCache {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.allocations;
     auto it = blocks_.lower_bound(bytes);
+    stats_.live_bytes += bytes;
+    stats_.peak_live_bytes = std::max(stats_.peak_live_bytes, stats_.live_bytes);
     if (it == blocks_.end()) {
-      release_all();
+      while (!blocks_.empty() && stats_.live_bytes + stats_.cached_bytes > stats_.peak_live_bytes)
+        unmap_block(blocks_.begin());
       return map_fresh(bytes);
     }
     ++stats_.hits;
@@ -82,17 +89,11 @@ class BlockCache {
   void deallocate(void* p, size_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     const auto now = Clock::now();
-    for (auto it = blocks_.begin(); it != blocks_.end();) {
-      if (now - it->second.freed < kMaxAge) {
-        ++it;
-        continue;
-      }
-      unmap(it->second.data, it->first);
-      stats_.cached_bytes -= it->first;
-      it = blocks_.erase(it);
-    }
+    for (auto it = blocks_.begin(); it != blocks_.end();)
+      it = now - it->second.freed < kMaxAge ? std::next(it) : unmap_block(it);
     mark_unused(p, bytes);
     blocks_.emplace(bytes, Block{static_cast<char*>(p), now});
+    stats_.live_bytes -= bytes;
     stats_.cached_bytes += bytes;
   }
 
@@ -108,14 +109,19 @@ class BlockCache {
   }
 
  private:
+  using Blocks = std::multimap<size_t, Block>;  // by size, for best fit
+
   void release_all() {
-    for (const auto& [bytes, b] : blocks_) unmap(b.data, bytes);
-    blocks_.clear();
-    stats_.cached_bytes = 0;
+    while (!blocks_.empty()) unmap_block(blocks_.begin());
+  }
+  Blocks::iterator unmap_block(Blocks::iterator it) {
+    unmap(it->second.data, it->first);
+    stats_.cached_bytes -= it->first;
+    return blocks_.erase(it);
   }
 
   std::mutex mu_;
-  std::multimap<size_t, Block> blocks_;  // by size, for best fit
+  Blocks blocks_;
   BigAllocStats stats_;
 };
 

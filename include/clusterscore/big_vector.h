@@ -16,8 +16,9 @@ namespace detail {
 
 // `bytes` of uninitialised memory, 2 MiB-aligned; throws std::bad_alloc. Freed blocks
 // are kept (marked MADV_FREE, so the kernel may reclaim them under memory pressure) and
-// reused; the cache is emptied before any fresh memory is mapped, so it never raises
-// peak memory, and blocks unused for 30 s are unmapped. Thread-safe.
+// reused. Blocks in use plus blocks cached never exceed the peak of blocks in use (a
+// miss unmaps cached blocks first), so the cache never raises peak memory; blocks unused
+// for 30 s are unmapped. Thread-safe.
 void* big_allocate(size_t bytes);
 // Frees a block from big_allocate(bytes), with the same `bytes`.
 void big_deallocate(void* p, size_t bytes);
@@ -27,6 +28,7 @@ void big_release_cached();
 struct BigAllocStats {
   uint64_t allocations = 0, hits = 0;  // big_allocate calls, and those served from the cache
   uint64_t cached_bytes = 0, cached_blocks = 0;
+  uint64_t live_bytes = 0, peak_live_bytes = 0;  // in use now, and at most ever
 };
 BigAllocStats big_alloc_stats();
 

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
+#include <utility>
+#include <vector>
 
 #include "clusterscore/big_vector.h"
 
@@ -48,15 +51,55 @@ TEST_F(BigAlloc, BestFitSplitsABlockAndRoundsTo2MiB) {
   EXPECT_EQ(big_alloc_stats().cached_blocks, 2u);
 }
 
-TEST_F(BigAlloc, AMissEmptiesTheCacheBeforeMappingFreshMemory) {
+// In use plus cached never exceeds the peak in use: what an allocator without a cache
+// would have had resident at its peak.
+bool within_peak() {
+  const BigAllocStats s = big_alloc_stats();
+  return s.live_bytes + s.cached_bytes <= s.peak_live_bytes;
+}
+
+TEST_F(BigAlloc, AMissUnmapsCachedBlocksSoThePeakDoesNotGrow) {
+  // A peak far above anything cached below: misses then keep the cache.
+  const size_t big = big_alloc_stats().peak_live_bytes + 64 * kMiB;
+  big_deallocate(big_allocate(big), big);
+  big_release_cached();
   void* small = big_allocate(4 * kMiB);
   big_deallocate(small, 4 * kMiB);
-  const uint64_t hits = big_alloc_stats().hits;
-  void* large = big_allocate(16 * kMiB);
-  EXPECT_EQ(big_alloc_stats().hits, hits);
+  void* other = big_allocate(16 * kMiB);  // a miss, well under the peak: 4 MiB stays cached
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 4 * kMiB);
+  big_deallocate(other, 16 * kMiB);
+  big_release_cached();
+  // Now a miss that would go past the peak while blocks are cached unmaps them first.
+  void* a = big_allocate(big - 8 * kMiB);
+  void* b = big_allocate(8 * kMiB);
+  big_deallocate(b, 8 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 8 * kMiB);
+  void* c = big_allocate(10 * kMiB);  // no cached block fits; live + cache would pass the peak
   EXPECT_EQ(big_alloc_stats().cached_bytes, 0u);
-  EXPECT_EQ(big_alloc_stats().cached_blocks, 0u);
-  big_deallocate(large, 16 * kMiB);
+  EXPECT_TRUE(within_peak());
+  big_deallocate(a, big - 8 * kMiB);
+  big_deallocate(c, 10 * kMiB);
+  EXPECT_TRUE(within_peak());
+}
+
+TEST_F(BigAlloc, RandomUseStaysWithinThePeak) {
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<void*, size_t>> live;
+  for (int step = 0; step < 400; ++step) {
+    if (live.empty() || rng() % 3 != 0) {
+      const size_t bytes = (1 + rng() % 24) * kMiB + rng() % kMiB;
+      live.emplace_back(big_allocate(bytes), bytes);
+      static_cast<char*>(live.back().first)[bytes - 1] = 1;
+    } else {
+      const size_t k = rng() % live.size();
+      big_deallocate(live[k].first, live[k].second);
+      live.erase(live.begin() + std::ptrdiff_t(k));
+    }
+    ASSERT_TRUE(within_peak()) << step;
+  }
+  for (const auto& [p, bytes] : live) big_deallocate(p, bytes);
+  EXPECT_EQ(big_alloc_stats().live_bytes, 0u);
+  EXPECT_GT(big_alloc_stats().hits, 0u);
 }
 
 TEST_F(BigAlloc, BigVectorsReuseBlocksWithCorrectContents) {

@@ -1,7 +1,10 @@
 // The join of integer item ids by radix partitioning: each column is scattered into
 // partitions by the top bits of a hash of the id, and each partition is joined through a
-// hash table small enough to stay in L2. At 1e7 rows this replaces ~3e7 cache misses into
-// a table of hundreds of MB with sequential scans plus a few random writes per item.
+// hash table small enough to stay in L2. What each item of A gets (its B cluster, items
+// row and weight) is written next to its own partitioned tuple, and one last pass over A
+// in row order reads those back from the partitions' ~1,000 sequential streams. At 1e7
+// rows this replaces ~3e7 cache misses into tables of hundreds of MB with sequential
+// scans and cache-resident random access.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -22,36 +25,49 @@ struct Tuple {
   uint32_t extra;  // B: the row's dense cluster index; unused otherwise
 };
 
-// One column's rows grouped by partition, in row order within each partition.
-struct Partitions {
-  BigBuffer<Tuple> tuples;
-  std::vector<size_t> start;  // partition p is tuples[start[p], start[p + 1])
-
-  std::span<const Tuple> part(size_t p) const {
-    if (start.empty()) return {};
-    return {tuples.data() + start[p], start[p + 1] - start[p]};
-  }
+// What an item of A is found to have; overwrites its tuple once the tuple is in the table.
+struct Found {
+  uint32_t b_cluster;
+  uint32_t items_row;
+  double weight;
 };
 
-// Far enough ahead that a prefetched line arrives before it is needed.
-constexpr size_t kAhead = 16;
+union Entry {
+  Tuple tuple;
+  Found found;
+};
+static_assert(sizeof(Entry) == sizeof(Tuple));
+
+// One column's rows grouped by partition, in row order within each partition, with the
+// rows' weights (items table) alongside.
+struct Partitions {
+  BigBuffer<Entry> entries;
+  BigBuffer<double> weight;   // empty unless weights were given
+  std::vector<size_t> start;  // partition p is entries[start[p], start[p + 1])
+
+  size_t size(size_t p) const { return start.empty() ? 0 : start[p + 1] - start[p]; }
+};
 
 size_t part_of(uint64_t hash, unsigned bits) { return bits == 0 ? 0 : size_t(hash >> (64 - bits)); }
 
 // Two passes: a histogram, then a stable scatter (hashes are recomputed: cheaper than
 // storing them).
-Partitions partition(const IdColumn& ids, const uint32_t* extra, unsigned bits) {
+Partitions partition(const IdColumn& ids, const uint32_t* extra, const double* weight,
+                     unsigned bits) {
   Partitions out;
   const size_t n = ids.size, parts = size_t(1) << bits;
   out.start.assign(parts + 1, 0);
   for (size_t r = 0; r < n; ++r)
     ++out.start[part_of(detail::mix64(uint64_t(ids.ints[r])), bits) + 1];
   for (size_t p = 0; p < parts; ++p) out.start[p + 1] += out.start[p];
-  out.tuples = BigBuffer<Tuple>(n);
+  out.entries = BigBuffer<Entry>(n);
+  if (weight) out.weight = BigBuffer<double>(n);
   std::vector<size_t> next(out.start.begin(), out.start.end() - 1);
   for (size_t r = 0; r < n; ++r) {
     const uint64_t h = detail::mix64(uint64_t(ids.ints[r]));
-    out.tuples[next[part_of(h, bits)]++] = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
+    const size_t at = next[part_of(h, bits)]++;
+    out.entries[at].tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
+    if (weight) out.weight[at] = weight[r];
   }
   return out;
 }
@@ -60,7 +76,8 @@ Partitions partition(const IdColumn& ids, const uint32_t* extra, unsigned bits) 
 enum Seen : uint32_t { kInA = 1, kInB = 2, kInItems = 4 };
 struct Slot {
   uint64_t hash;
-  uint32_t row;    // its row in A if kInA, else in B if kInB, else in the items table
+  uint32_t row;    // its A entry's position if kInA, else its row in B if kInB, else its
+                   // row in the items table
   uint32_t flags;  // Seen bits; 0 for an empty slot
 };
 
@@ -125,29 +142,52 @@ class IntJoin {
     j_->a_cluster = detail::intern_column(a_.clusters, &j_->a_cluster_first_row);
     const BigVector<uint32_t> b_row_cluster =
         detail::intern_column(b_.clusters, &j_->b_cluster_first_row);
-    join_partitions(partition_bits(partition_rows), b_row_cluster);
+    const unsigned bits = partition_bits(partition_rows);
+    const Partitions pa = join_partitions(bits, b_row_cluster);
     if (a_repeat_.found()) duplicate(a_.role, a_.items, a_repeat_.first, a_repeat_.row);
     if (b_repeat_.found())
       duplicate(b_.role, b_.items, first_row_with(b_.items, b_repeat_.row), b_repeat_.row);
     if (t_) check_weights(*t_);
     if (t_repeat_.found())
       duplicate("items", t_->items, first_row_with(t_->items, t_repeat_.row), t_repeat_.row);
+    unpartition(pa, bits);
     append_b_only(b_row_cluster);
   }
 
  private:
-  void join_partitions(unsigned bits, const BigVector<uint32_t>& b_row_cluster) {
-    const Partitions pa = partition(a_.items, nullptr, bits);
-    const Partitions pb = partition(b_.items, b_row_cluster.data(), bits);
-    const Partitions pt = t_ ? partition(t_->items, nullptr, bits) : Partitions{};
-    allocate_outputs();
+  // Returns A's partitions, each entry holding what its item was found to have.
+  Partitions join_partitions(unsigned bits, const BigVector<uint32_t>& b_row_cluster) {
+    Partitions pa = partition(a_.items, nullptr, nullptr, bits);
+    const Partitions pb = partition(b_.items, b_row_cluster.data(), nullptr, bits);
+    const Partitions pt = t_ ? partition(t_->items, nullptr, t_->weights, bits) : Partitions{};
+    in_a_.assign((b_.items.size + 63) / 64, 0);
     PartTable table;
     for (size_t p = 0; p < (size_t(1) << bits); ++p) {
       // Sized for the larger side: when A is a small truth, most ids are B's own.
-      table.reset(std::max(pa.part(p).size(), pb.part(p).size()));
-      add_a(pa.part(p), table);
-      add_b(pb.part(p), table);
-      add_items(pt.part(p), table);
+      table.reset(std::max(pa.size(p), pb.size(p)));
+      add_a(pa, p, table);
+      add_b(pb, p, table, pa);
+      add_items(pt, p, table, pa);
+    }
+    return pa;
+  }
+
+  // The per-item arrays of A's items, in A's row order: each row's partition is found
+  // again, and partitions are read front to back, so every read is sequential in one of
+  // the partitions. B-only items are appended later, once their number is known, so
+  // room is reserved for them now (reserved pages are not touched until used).
+  void unpartition(const Partitions& pa, unsigned bits) {
+    const size_t n = a_.items.size, most = n + b_.items.size;
+    j_->b_cluster.reserve(most);
+    j_->weight.reserve(most);
+    if (t_) j_->items_row.reserve(most);
+    std::vector<size_t> next(pa.start.begin(), pa.start.end() - 1);
+    for (size_t r = 0; r < n; ++r) {
+      const Found& f =
+          pa.entries[next[part_of(detail::mix64(uint64_t(a_.items.ints[r])), bits)]++].found;
+      j_->b_cluster.push_back(f.b_cluster);
+      j_->weight.push_back(f.weight);
+      if (t_) j_->items_row.push_back(f.items_row);
     }
   }
 
@@ -158,40 +198,31 @@ class IntJoin {
     return bits;
   }
 
-  // Every item of A keeps its row as its index; B-only items are appended later, once
-  // their number is known, so the per-item arrays reserve room for them now (reserved
-  // pages are not touched, so cost no memory until used).
-  void allocate_outputs() {
-    const size_t most = a_.items.size + b_.items.size;
-    j_->b_cluster.reserve(most);
-    j_->b_cluster.assign(a_.items.size, kNone);
-    if (t_) {
-      j_->items_row.reserve(most);
-      j_->items_row.assign(a_.items.size, kNone);
-    }
-    in_a_.assign((b_.items.size + 63) / 64, 0);
-  }
-
-  void add_a(std::span<const Tuple> rows, PartTable& table) {
-    for (const Tuple& x : rows) {
+  // Puts partition p of A in the table, then turns its entries into "nothing found yet".
+  void add_a(Partitions& pa, size_t p, PartTable& table) {
+    for (size_t e = pa.start[p]; e < pa.start[p + 1]; ++e) {
+      const Tuple& x = pa.entries[e].tuple;
       Slot& s = table.find_or_add(x.hash);
       if (s.flags != 0) {
-        a_repeat_.note(s.row, x.row);
+        a_repeat_.note(pa.entries[s.row].tuple.row, x.row);
         continue;
       }
-      s.row = x.row;
+      s.row = uint32_t(e);
       s.flags = kInA;
     }
+    for (size_t e = pa.start[p]; e < pa.start[p + 1]; ++e)
+      pa.entries[e].found = {kNone, kNone, 1.0};
   }
 
-  void add_b(std::span<const Tuple> rows, PartTable& table) {
-    for (const Tuple& x : rows) {
+  void add_b(const Partitions& pb, size_t p, PartTable& table, Partitions& pa) {
+    for (size_t e = pb.start[p]; e < pb.start[p + 1]; ++e) {
+      const Tuple& x = pb.entries[e].tuple;
       Slot& s = table.find_or_add(x.hash);
       if (s.flags & kInB) {
         b_repeat_.note(0, x.row);
       } else if (s.flags & kInA) {
         s.flags |= kInB;
-        j_->b_cluster[s.row] = x.extra;
+        pa.entries[s.row].found.b_cluster = x.extra;
         in_a_[x.row >> 6] |= uint64_t(1) << (x.row & 63);
       } else {
         s.row = x.row;
@@ -200,14 +231,18 @@ class IntJoin {
     }
   }
 
-  void add_items(std::span<const Tuple> rows, PartTable& table) {
-    for (const Tuple& x : rows) {
+  void add_items(const Partitions& pt, size_t p, PartTable& table, Partitions& pa) {
+    if (pt.start.empty()) return;  // no items table
+    for (size_t e = pt.start[p]; e < pt.start[p + 1]; ++e) {
+      const Tuple& x = pt.entries[e].tuple;
       Slot& s = table.find_or_add(x.hash);
       if (s.flags & kInItems) {
         t_repeat_.note(0, x.row);
       } else if (s.flags & kInA) {
         s.flags |= kInItems;
-        j_->items_row[s.row] = x.row;
+        Found& f = pa.entries[s.row].found;
+        f.items_row = x.row;
+        if (t_->weights) f.weight = pt.weight[e];
       } else if (s.flags & kInB) {
         s.flags |= kInItems;
         b_only_items_.push_back({s.row, x.row});
@@ -233,8 +268,8 @@ class IntJoin {
     for (size_t w = 0, item = a_rows; w < words; ++w)
       for (uint64_t left = b_only_bits(w); left != 0; left &= left - 1)
         j_->b_cluster[item++] = b_row_cluster[64 * w + size_t(std::countr_zero(left))];
-    j_->weight.assign(n, 1.0);
-    if (t_) add_items_rows_and_weights();
+    j_->weight.resize(n, 1.0);
+    if (t_) add_b_only_items_rows_and_weights();
   }
 
   // The bits of B rows 64 w .. 64 w + 63 whose item is not in A (none past the end).
@@ -243,22 +278,14 @@ class IntJoin {
     return ~in_a_[w] & (width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1);
   }
 
-  void add_items_rows_and_weights() {
-    const size_t n = j_->n_items();
-    j_->items_row.resize(n, kNone);
+  void add_b_only_items_rows_and_weights() {
+    j_->items_row.resize(j_->n_items(), kNone);
     j_->items_table_rows = t_->items.size;
     for (const auto& [b_row, t_row] : b_only_items_) {
       const uint64_t below = b_only_bits(b_row >> 6) & ((uint64_t(1) << (b_row & 63)) - 1);
-      j_->items_row[a_.items.size + b_only_before_[b_row >> 6] + size_t(std::popcount(below))] =
-          t_row;
-    }
-    if (!t_->weights) return;
-    // A gather at random: prefetching ahead keeps many misses in flight.
-    const BigVector<uint32_t>& rows = j_->items_row;
-    for (size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n && rows[i + kAhead] != kNone)
-        __builtin_prefetch(&t_->weights[rows[i + kAhead]]);
-      if (rows[i] != kNone) j_->weight[i] = t_->weights[rows[i]];
+      const size_t item = a_.items.size + b_only_before_[b_row >> 6] + size_t(std::popcount(below));
+      j_->items_row[item] = t_row;
+      if (t_->weights) j_->weight[item] = t_->weights[t_row];
     }
   }
 

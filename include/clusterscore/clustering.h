@@ -60,7 +60,8 @@ uint64_t fingerprint(const ItemsInput& t);
 // Throws InputError (naming the role and row) for: an item twice in one clustering
 // or in the items table, or a weight that is not finite and > 0.
 // O(rows) expected time. The result takes about 20 bytes per distinct item; while it
-// runs, integer ids also take 16 bytes per input row (the radix partitions).
+// runs, integer ids also take 16 bytes per input row (the radix partitions), and 8 more
+// per items-table row with weights.
 JoinedClusterings join(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items);
 
 }  // namespace clusterscore

@@ -1,42 +1,25 @@
 // std::vector for the large per-item and hash-table arrays: allocations of 4 MiB or more
 // are 2 MiB-aligned and asked to use transparent huge pages, which cuts the TLB misses of
-// random access into hundreds of MiB (about 2x faster joins), and freed ones are cached
-// for reuse (src/big_alloc.cpp). Behaves as std::vector.
+// random access into hundreds of MiB (about 2x faster joins). Behaves as std::vector.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
+#include <cstdlib>
 #include <new>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 namespace clusterscore {
-namespace detail {
-
-// `bytes` of uninitialised memory, 2 MiB-aligned; throws std::bad_alloc. Freed blocks
-// are kept (marked MADV_FREE, so the kernel may reclaim them under memory pressure) and
-// reused. Blocks in use plus blocks cached never exceed the peak of blocks in use (a
-// miss unmaps cached blocks first), so the cache never raises peak memory; blocks unused
-// for 30 s are unmapped. Thread-safe.
-void* big_allocate(size_t bytes);
-// Frees a block from big_allocate(bytes), with the same `bytes`.
-void big_deallocate(void* p, size_t bytes);
-// Unmaps every cached block now.
-void big_release_cached();
-
-struct BigAllocStats {
-  uint64_t allocations = 0, hits = 0;  // big_allocate calls, and those served from the cache
-  uint64_t cached_bytes = 0, cached_blocks = 0;
-  uint64_t live_bytes = 0, peak_live_bytes = 0;  // in use now, and at most ever
-};
-BigAllocStats big_alloc_stats();
-
-}  // namespace detail
 
 template <class T>
 struct HugePageAllocator {
   using value_type = T;
+  static constexpr size_t kHuge = size_t(1) << 21;
   static constexpr size_t kThreshold = size_t(1) << 22;
 
   HugePageAllocator() noexcept = default;
@@ -46,13 +29,19 @@ struct HugePageAllocator {
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     if (bytes < kThreshold) return static_cast<T*>(::operator new(bytes));
-    return static_cast<T*>(detail::big_allocate(bytes));
+    const size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);
+    void* p = std::aligned_alloc(kHuge, rounded);
+    if (p == nullptr) throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    madvise(p, rounded, MADV_HUGEPAGE);  // advisory: failure only costs speed
+#endif
+    return static_cast<T*>(p);
   }
   void deallocate(T* p, size_t n) noexcept {
     if (n * sizeof(T) < kThreshold)
       ::operator delete(p);
     else
-      detail::big_deallocate(p, n * sizeof(T));
+      std::free(p);
   }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {

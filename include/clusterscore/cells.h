@@ -27,7 +27,8 @@ struct CellTable {
   size_t size() const { return row.size(); }
 };
 
-// Builds the cells of the common items, in order of first appearance in item order.
+// Builds the cells of the common items, numbered row by row (A cluster order) and within
+// a row in order of first appearance in item order.
 // `cell_of_item` (if not null) receives each item's cell, kNone outside T.
 // All sums are compensated. O(items) expected time.
 CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item);

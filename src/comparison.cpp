@@ -45,7 +45,8 @@ BigVector<T> narrow(const BigVector<uint32_t>& codes) {
 }
 
 // Sets each common item's group to its items-table row's code (n_groups for an item with
-// no row); returns whether any item had no row. `T` holds every code and n_groups.
+// no row); returns whether any item had no row. `T` must hold every code in `codes`
+// (n_groups itself goes only into the 32-bit item_group).
 template <class T>
 bool gather_codes(const JoinedClusterings& j, const BigVector<T>& codes, ItemGrouping* g) {
   g->item_group.assign(j.n_items(), kNone);

@@ -137,12 +137,8 @@ class CellPass {
         cols_(n_cols) {
     t_.n_rows = n_rows;
     t_.n_cols = n_cols;
-    // At most one cell per item; reserved pages that are never written cost no memory.
-    t_.row.reserve(m_);
-    t_.col.reserve(m_);
-    t_.count.reserve(m_);
-    t_.weight.reserve(m_);
-    t_.weight_sq.reserve(m_);
+    // The cell arrays grow as cells are found: reserving one cell per item would hold
+    // up to five times the memory needed, resident if it came from the block cache.
     t_.row_count.resize(n_rows);
     t_.row_weight.resize(n_rows);
     t_.row_cells.resize(n_rows);

@@ -72,7 +72,7 @@ double average(double u, double v, Average a) {
 }
 
 // Distinct values with their multiplicities.
-std::vector<std::pair<uint64_t, uint64_t>> distinct(const std::vector<uint64_t>& v) {
+std::vector<std::pair<uint64_t, uint64_t>> distinct(const BigVector<uint64_t>& v) {
   std::map<uint64_t, uint64_t> m;
   for (uint64_t x : v)
     if (x > 0) ++m[x];

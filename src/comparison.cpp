@@ -20,12 +20,12 @@ namespace {
 // value of their own); `first_row` receives a row holding each code's values.
 BigVector<uint32_t> tuple_codes(const std::vector<IdColumn>& columns, size_t rows,
                                 std::vector<uint32_t>* first_row) {
-  std::vector<uint64_t> first;
+  BigVector<uint64_t> first;
   BigVector<uint32_t> codes =
       columns.empty() ? BigVector<uint32_t>(rows, 0) : detail::intern_column(columns[0], &first);
   if (columns.empty() && rows > 0) first.push_back(0);
   for (size_t c = 1; c < columns.size(); ++c) {
-    std::vector<uint64_t> unused;
+    BigVector<uint64_t> unused;
     const BigVector<uint32_t> values = detail::intern_column(columns[c], &unused);
     detail::Interner tuples(false, 1024);
     first.clear();

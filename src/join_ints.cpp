@@ -174,13 +174,15 @@ class IntJoin {
 
   // The per-item arrays of A's items, in A's row order: each row's partition is found
   // again, and partitions are read front to back, so every read is sequential in one of
-  // the partitions. B-only items are appended later, once their number is known, so
-  // room is reserved for them now (reserved pages are not touched until used).
+  // the partitions. B-only items are appended later: room is reserved for exactly them
+  // (a cached block given to a reservation stays resident even where it is not used).
   void unpartition(const Partitions& pa, unsigned bits) {
-    const size_t n = a_.items.size, most = n + b_.items.size;
-    j_->b_cluster.reserve(most);
-    j_->weight.reserve(most);
-    if (t_) j_->items_row.reserve(most);
+    size_t b_in_a = 0;
+    for (uint64_t word : in_a_) b_in_a += size_t(std::popcount(word));
+    const size_t n = a_.items.size, all = n + b_.items.size - b_in_a;
+    j_->b_cluster.reserve(all);
+    j_->weight.reserve(all);
+    if (t_) j_->items_row.reserve(all);
     std::vector<size_t> next(pa.start.begin(), pa.start.end() - 1);
     for (size_t r = 0; r < n; ++r) {
       const Found& f =

@@ -1,25 +1,45 @@
 // std::vector for the large per-item and hash-table arrays: allocations of 4 MiB or more
 // are 2 MiB-aligned and asked to use transparent huge pages, which cuts the TLB misses of
-// random access into hundreds of MiB (about 2x faster joins). Behaves as std::vector.
+// random access into hundreds of MiB (about 2x faster joins), and freed ones are cached
+// for reuse (src/big_alloc.cpp). Behaves as std::vector.
 #pragma once
 
 #include <cstddef>
-#include <cstdlib>
+#include <cstdint>
 #include <new>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
-
 namespace clusterscore {
+namespace detail {
+
+// `bytes` of uninitialised memory, 2 MiB-aligned; throws std::bad_alloc. Freed blocks
+// are kept (marked MADV_FREE, so the kernel may reclaim them under memory pressure) and
+// reused: memory fresh from the kernel costs a fault and a zeroing per page. A request
+// no cached block holds gets the cached pages moved into a fresh range (mremap), so
+// blocks in use plus blocks cached never exceed the most ever in use at once, and the
+// cache never raises peak memory. Blocks unused for 30 s are unmapped at the next call.
+// Thread-safe.
+void* big_allocate(size_t bytes);
+// Frees a block from big_allocate(bytes), with the same `bytes`.
+void big_deallocate(void* p, size_t bytes);
+// Unmaps every cached block now.
+void big_release_cached();
+
+struct BigAllocStats {
+  uint64_t allocations = 0, hits = 0;  // big_allocate calls, and those one cached block held
+  uint64_t moved_bytes = 0;            // cached bytes moved into fresh ranges by the others
+  uint64_t cached_bytes = 0, cached_blocks = 0;
+  uint64_t live_bytes = 0;  // handed out and not yet freed
+};
+BigAllocStats big_alloc_stats();
+
+}  // namespace detail
 
 template <class T>
 struct HugePageAllocator {
   using value_type = T;
-  static constexpr size_t kHuge = size_t(1) << 21;
   static constexpr size_t kThreshold = size_t(1) << 22;
 
   HugePageAllocator() noexcept = default;
@@ -29,19 +49,13 @@ struct HugePageAllocator {
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
     if (bytes < kThreshold) return static_cast<T*>(::operator new(bytes));
-    const size_t rounded = (bytes + kHuge - 1) & ~(kHuge - 1);
-    void* p = std::aligned_alloc(kHuge, rounded);
-    if (p == nullptr) throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-    madvise(p, rounded, MADV_HUGEPAGE);  // advisory: failure only costs speed
-#endif
-    return static_cast<T*>(p);
+    return static_cast<T*>(detail::big_allocate(bytes));
   }
   void deallocate(T* p, size_t n) noexcept {
     if (n * sizeof(T) < kThreshold)
       ::operator delete(p);
     else
-      std::free(p);
+      detail::big_deallocate(p, n * sizeof(T));
   }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {

@@ -18,9 +18,10 @@ struct CellTable {
   BigVector<uint32_t> row, col;
   BigVector<uint64_t> count;
   BigVector<double> weight, weight_sq;
-  std::vector<uint64_t> row_count, col_count;  // per cluster, over T
-  std::vector<double> row_weight, col_weight;  // per cluster, over T
-  std::vector<uint32_t> row_cells, col_cells;  // number of cells in each row / column
+  // Big vectors, like every array with one entry per cluster: from the block cache.
+  BigVector<uint64_t> row_count, col_count;  // per cluster, over T
+  BigVector<double> row_weight, col_weight;  // per cluster, over T
+  BigVector<uint32_t> row_cells, col_cells;  // number of cells in each row / column
   uint64_t total_count = 0;
   double total_weight = 0.0;
 

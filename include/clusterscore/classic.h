@@ -51,7 +51,7 @@ struct ClassicScores {
 // Throws std::invalid_argument if the lengths differ. O(n) expected.
 struct LabelCells {
   CellTable cells;
-  std::vector<uint64_t> a_first, b_first;  // per row / column: first position of its label
+  BigVector<uint64_t> a_first, b_first;  // per row / column: first position of its label
 };
 LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double* weights);
 

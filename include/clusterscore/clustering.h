@@ -33,13 +33,13 @@ struct ItemsInput {
 struct JoinedClusterings {
   std::string role_a, role_b;
   size_t a_rows = 0, b_rows = 0;
-  BigVector<uint32_t> a_cluster;              // per item: dense cluster index in A, or kNone
-  BigVector<uint32_t> b_cluster;              // per item: dense cluster index in B, or kNone
-  BigVector<double> weight;                   // per item; 1 unless the items table says otherwise
-  BigVector<uint32_t> items_row;              // per item: its row in the items table, or kNone;
-                                              // empty when there is no items table
-  std::vector<uint64_t> a_cluster_first_row;  // per A cluster: first row of A naming it
-  std::vector<uint64_t> b_cluster_first_row;  // per B cluster: first row of B naming it
+  BigVector<uint32_t> a_cluster;            // per item: dense cluster index in A, or kNone
+  BigVector<uint32_t> b_cluster;            // per item: dense cluster index in B, or kNone
+  BigVector<double> weight;                 // per item; 1 unless the items table says otherwise
+  BigVector<uint32_t> items_row;            // per item: its row in the items table, or kNone;
+                                            // empty when there is no items table
+  BigVector<uint64_t> a_cluster_first_row;  // per A cluster: first row of A naming it
+  BigVector<uint64_t> b_cluster_first_row;  // per B cluster: first row of B naming it
   uint64_t items_table_rows = 0;
   uint64_t items_table_unmatched = 0;  // items-table rows naming an item in neither clustering
 

@@ -53,7 +53,7 @@ uint64_t pack_row(const IdColumn& col, size_t row, const char* end) {
 
 // Assigns ids in order of first appearance; nulls share one id of their own.
 template <class Find>
-BigVector<uint32_t> assign(const IdColumn& col, std::vector<uint64_t>* first_row, Find find) {
+BigVector<uint32_t> assign(const IdColumn& col, BigVector<uint64_t>* first_row, Find find) {
   BigVector<uint32_t> out(col.size);
   uint32_t null_id = kNone;
   for (size_t r = 0; r < col.size; ++r) {
@@ -74,7 +74,7 @@ BigVector<uint32_t> assign(const IdColumn& col, std::vector<uint64_t>* first_row
 
 }  // namespace
 
-BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* first_row) {
+BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row) {
   int64_t lo = 0;
   size_t span = 0;
   if (dense_range(col, &lo, &span)) {

@@ -14,6 +14,6 @@ namespace clusterscore::detail {
 // most 4 rows per row are indexed directly (no hashing: most label and cluster columns
 // are such small integers); strings of at most 7 bytes are packed into exact integer
 // keys; anything else goes through the hash interner. O(rows) expected.
-BigVector<uint32_t> intern_column(const IdColumn& col, std::vector<uint64_t>* first_row);
+BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row);
 
 }  // namespace clusterscore::detail

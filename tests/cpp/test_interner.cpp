@@ -53,7 +53,7 @@ TEST(InternColumn, ShortStringsGetOneCodeWhereverTheyLie) {
   for (size_t n = 1; n <= values.size(); ++n) {
     cstest::Strings s(std::vector<std::string>(values.begin(), values.end() - n + 1));
     std::vector<std::string> v(values.begin(), values.end() - n + 1);
-    std::vector<uint64_t> first;
+    BigVector<uint64_t> first;
     const BigVector<uint32_t> codes = clusterscore::detail::intern_column(s.col(), &first);
     for (size_t i = 0; i < v.size(); ++i)
       for (size_t k = 0; k < v.size(); ++k) EXPECT_EQ(codes[i] == codes[k], v[i] == v[k]);
@@ -63,8 +63,8 @@ TEST(InternColumn, ShortStringsGetOneCodeWhereverTheyLie) {
 
 TEST(InternColumn, DenseIntegersMapDirectly) {
   const std::vector<int64_t> v = {-3, 5, -3, 0, 5, 2};
-  std::vector<uint64_t> first;
+  BigVector<uint64_t> first;
   const BigVector<uint32_t> codes = clusterscore::detail::intern_column(cstest::ints(v), &first);
   EXPECT_EQ(codes, (BigVector<uint32_t>{0, 1, 0, 2, 1, 3}));
-  EXPECT_EQ(first, (std::vector<uint64_t>{0, 1, 3, 5}));
+  EXPECT_EQ(first, (BigVector<uint64_t>{0, 1, 3, 5}));
 }

@@ -36,7 +36,7 @@ TEST(Join, UnionOfItemsWithSidesAndWeights) {
   EXPECT_EQ(j.b_cluster, (BigVector<uint32_t>{1, kNone, 0, 0}));
   EXPECT_EQ(j.weight, (BigVector<double>{3.0, 1.0, 1.0, 2.0}));
   EXPECT_EQ(j.items_table_unmatched, 1u);
-  EXPECT_EQ(j.b_cluster_first_row, (std::vector<uint64_t>{0, 2}));
+  EXPECT_EQ(j.b_cluster_first_row, (BigVector<uint64_t>{0, 2}));
 }
 
 TEST(Join, DuplicateItemsNameRoleAndRows) {

@@ -1,0 +1,148 @@
+// The cache of big blocks behind BigVector: reuse, best fit with splitting, merging of
+// neighbours, misses served by moving cached pages, and the bound on memory held.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <utility>
+#include <vector>
+
+#include "clusterscore/big_vector.h"
+
+namespace {
+
+using namespace clusterscore::detail;
+constexpr size_t kMiB = size_t(1) << 20;
+
+class BigAlloc : public ::testing::Test {
+ protected:
+  void SetUp() override { big_release_cached(); }
+  void TearDown() override { big_release_cached(); }
+};
+
+TEST_F(BigAlloc, FreedBlockIsReusedAndKeepsWorking) {
+  char* p = static_cast<char*>(big_allocate(8 * kMiB));
+  std::memset(p, 1, 8 * kMiB);
+  big_deallocate(p, 8 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 8 * kMiB);
+  const uint64_t hits = big_alloc_stats().hits;
+  char* q = static_cast<char*>(big_allocate(8 * kMiB));
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(big_alloc_stats().hits, hits + 1);
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 0u);
+  std::memset(q, 2, 8 * kMiB);  // writable again after MADV_FREE, and keeps what is written
+  EXPECT_EQ(q[0], 2);
+  EXPECT_EQ(q[8 * kMiB - 1], 2);
+  big_deallocate(q, 8 * kMiB);
+}
+
+TEST_F(BigAlloc, BestFitSplitsABlockAndRoundsTo2MiB) {
+  char* p = static_cast<char*>(big_allocate(8 * kMiB));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % (2 * kMiB), 0u);
+  big_deallocate(p, 8 * kMiB);
+  char* a = static_cast<char*>(big_allocate(kMiB + 1));  // rounds to 2 MiB
+  char* b = static_cast<char*>(big_allocate(6 * kMiB));
+  EXPECT_EQ(a, p);
+  EXPECT_EQ(b, p + 2 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 0u);
+  big_deallocate(b, 6 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_blocks, 1u);
+  big_deallocate(a, kMiB + 1);  // the two halves merge again
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 8 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_blocks, 1u);
+  EXPECT_EQ(big_allocate(8 * kMiB), p);  // one block again, so a big request fits
+  big_deallocate(p, 8 * kMiB);
+}
+
+TEST_F(BigAlloc, FreedNeighboursMergeOnBothSides) {
+  char* p = static_cast<char*>(big_allocate(12 * kMiB));
+  big_deallocate(p, 12 * kMiB);
+  char* a = static_cast<char*>(big_allocate(4 * kMiB));
+  char* b = static_cast<char*>(big_allocate(4 * kMiB));
+  char* c = static_cast<char*>(big_allocate(4 * kMiB));
+  ASSERT_EQ(b, a + 4 * kMiB);
+  ASSERT_EQ(c, b + 4 * kMiB);
+  big_deallocate(a, 4 * kMiB);
+  big_deallocate(c, 4 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_blocks, 2u);
+  big_deallocate(b, 4 * kMiB);  // joins the block before it and the one after
+  EXPECT_EQ(big_alloc_stats().cached_blocks, 1u);
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 12 * kMiB);
+}
+
+// Two cached blocks of 8 and 6 MiB that cannot merge (a live block sits between them).
+struct TwoCachedBlocks {
+  TwoCachedBlocks() {
+    char* eight = static_cast<char*>(big_allocate(8 * kMiB));
+    between = big_allocate(4 * kMiB);
+    char* six = static_cast<char*>(big_allocate(6 * kMiB));
+    std::memset(eight, 1, 8 * kMiB);
+    std::memset(six, 1, 6 * kMiB);
+    big_deallocate(eight, 8 * kMiB);
+    big_deallocate(six, 6 * kMiB);
+  }
+  ~TwoCachedBlocks() { big_deallocate(between, 4 * kMiB); }
+  void* between;
+};
+
+TEST_F(BigAlloc, AMissMovesEveryCachedPageIntoTheNewBlock) {
+  const TwoCachedBlocks cached;
+  ASSERT_EQ(big_alloc_stats().cached_blocks, 2u);
+  const BigAllocStats before = big_alloc_stats();
+  char* p = static_cast<char*>(big_allocate(20 * kMiB));
+  EXPECT_EQ(big_alloc_stats().moved_bytes, before.moved_bytes + 14 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 0u);
+  std::memset(p, 3, 20 * kMiB);  // moved and fresh pages alike are ours to write
+  EXPECT_EQ(p[0], 3);
+  EXPECT_EQ(p[20 * kMiB - 1], 3);
+  big_deallocate(p, 20 * kMiB);
+}
+
+TEST_F(BigAlloc, AMissTakesOnlyWhatItNeedsLargestBlockFirst) {
+  const TwoCachedBlocks cached;
+  const BigAllocStats before = big_alloc_stats();
+  char* p = static_cast<char*>(big_allocate(10 * kMiB));  // 8 MiB, then 2 of the 6
+  EXPECT_EQ(big_alloc_stats().moved_bytes, before.moved_bytes + 10 * kMiB);
+  EXPECT_EQ(big_alloc_stats().cached_bytes, 4 * kMiB);
+  std::memset(p, 3, 10 * kMiB);
+  big_deallocate(p, 10 * kMiB);
+}
+
+// In use plus cached never exceeds the most ever in use at once: what an allocator
+// without a cache would have had resident at its peak.
+TEST_F(BigAlloc, RandomUseNeverPassesThePeakInUse) {
+  std::mt19937_64 rng(5);
+  std::vector<std::pair<char*, size_t>> live;
+  size_t peak = big_alloc_stats().live_bytes;
+  for (int step = 0; step < 400; ++step) {
+    if (live.empty() || rng() % 3 != 0) {
+      const size_t bytes = (1 + rng() % 24) * kMiB + rng() % kMiB;
+      live.emplace_back(static_cast<char*>(big_allocate(bytes)), bytes);
+      live.back().first[0] = live.back().first[bytes - 1] = 1;
+    } else {
+      const size_t k = rng() % live.size();
+      big_deallocate(live[k].first, live[k].second);
+      live.erase(live.begin() + std::ptrdiff_t(k));
+    }
+    const BigAllocStats s = big_alloc_stats();
+    peak = std::max<size_t>(peak, s.live_bytes);
+    ASSERT_LE(s.live_bytes + s.cached_bytes, peak) << step;
+  }
+  for (const auto& [p, bytes] : live) big_deallocate(p, bytes);
+  EXPECT_EQ(big_alloc_stats().live_bytes, 0u);
+  EXPECT_GT(big_alloc_stats().hits, 0u);
+  EXPECT_GT(big_alloc_stats().moved_bytes, 0u);
+}
+
+TEST_F(BigAlloc, BigVectorsReuseBlocksWithCorrectContents) {
+  for (int round = 0; round < 3; ++round) {
+    clusterscore::BigVector<uint64_t> v(kMiB, uint64_t(round));  // 8 MiB, zero-filled
+    for (size_t i = 0; i < v.size(); i += 4096) ASSERT_EQ(v[i], uint64_t(round));
+    v.assign(kMiB, 7);
+    EXPECT_EQ(v.back(), 7u);
+  }
+  EXPECT_GE(big_alloc_stats().hits, 2u);
+}
+
+}  // namespace

@@ -39,8 +39,8 @@ struct Sums {
 
 class Aggregator {
  public:
-  Aggregator(const MetricTable& per_cell, size_t first, const Units& units)
-      : m_(per_cell), first_(first), u_(units), k_(per_cell.width() - first) {}
+  Aggregator(const MetricTable& per_cell, const Units& units)
+      : m_(per_cell), u_(units), k_(per_cell.width()) {}
 
   uint32_t cell(size_t u) const { return u_.cell.empty() ? uint32_t(u) : u_.cell[u]; }
   bool skip(size_t u) const { return u_.group[u] == kNone || cell(u) == kNone; }
@@ -49,9 +49,10 @@ class Aggregator {
   [[gnu::always_inline]] void prefetch(size_t u) const {
     if (u < u_.group.size() && !skip(u)) prefetch_unit(u);
   }
-  // Everything add(u) reads at random: the unit's metric row (two lines), weight, count.
+  // Everything add(u) reads at random: the unit's metric row (one line in big tables),
+  // weight, count.
   [[gnu::always_inline]] void prefetch_unit(size_t u) const {
-    const double* row = &m_.values[size_t(cell(u)) * m_.width() + first_];
+    const double* row = m_.row(cell(u));
     __builtin_prefetch(row);
     __builtin_prefetch(row + k_ - 1);
     __builtin_prefetch(&u_.weight[u]);
@@ -61,7 +62,7 @@ class Aggregator {
     const double w = u_.weight[u];
     s->count += u_.count.empty() ? 1 : u_.count[u];
     s->weight.add(w);
-    s->add_metrics(w, &m_.values[size_t(cell(u)) * m_.width() + first_]);
+    s->add_metrics(w, m_.row(cell(u)));
   }
   void emit(uint32_t g, const Sums& s, GroupTable* out) const {
     if (s.count == 0) return;
@@ -142,15 +143,13 @@ class Aggregator {
 
  private:
   const MetricTable& m_;
-  size_t first_;
   const Units& u_;
   size_t k_;
 };
 
 }  // namespace
 
-GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Units& units,
-                     size_t n_groups,
+GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_groups,
                      const std::vector<std::pair<std::string, std::string>>& rename) {
   const size_t n_units = units.group.size();
   if (units.weight.size() != n_units || (!units.count.empty() && units.count.size() != n_units) ||
@@ -158,14 +157,13 @@ GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Uni
     throw std::invalid_argument("clusterscore: aggregate() unit arrays differ in length");
   if (n_units >= kNone) throw std::length_error("clusterscore: too many units to aggregate");
   GroupTable out;
-  for (size_t k = first_column; k < per_cell.width(); ++k) {
-    std::string name = per_cell.names[k];
+  for (std::string name : per_cell.names) {
     for (const auto& [from, to] : rename)
       if (name == from) name = to;
     out.names.push_back(name);
   }
   out.columns.resize(out.names.size());
-  Aggregator a(per_cell, first_column, units);
+  Aggregator a(per_cell, units);
   const size_t k = out.names.size();
   if (n_groups * (k + 1) * sizeof(detail::KahanSum) <= kInPlaceBytes)
     a.in_place(n_groups, &out);

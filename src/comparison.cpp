@@ -73,8 +73,9 @@ Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const
   metrics_ = family == MetricFamily::kPointwise ? pointwise_cells(cells_) : impact_cells(cells_);
 }
 
-size_t Comparison::first_mean() const {
-  return family_ == MetricFamily::kPointwise ? kPointwiseFirstMean : kImpactFirstMean;
+MetricTable Comparison::cell_counts() const {
+  return family_ == MetricFamily::kPointwise ? pointwise_cell_counts(cells_)
+                                             : impact_cell_sizes(cells_);
 }
 
 GroupTable Comparison::finish(GroupTable t) const {
@@ -87,7 +88,7 @@ GroupTable Comparison::finish(GroupTable t) const {
 
 GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const {
   Units u{{}, group, cells_.weight, cells_.count};
-  return finish(aggregate(metrics_, first_mean(), u, n_groups, {{"affected", "affected_share"}}));
+  return finish(aggregate(metrics_, u, n_groups, {{"affected", "affected_share"}}));
 }
 
 GroupTable Comparison::overall() const {
@@ -104,7 +105,7 @@ GroupTable Comparison::by_items(const ItemGrouping& g) const {
   if (g.item_group.size() != joined_.n_items())
     throw std::invalid_argument("clusterscore: item grouping of the wrong length");
   Units u{cell_of_item_, g.item_group, joined_.weight, {}};
-  return finish(aggregate(metrics_, first_mean(), u, g.n_groups, {{"affected", "affected_share"}}));
+  return finish(aggregate(metrics_, u, g.n_groups, {{"affected", "affected_share"}}));
 }
 
 ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const {

@@ -6,43 +6,51 @@
 
 namespace clusterscore {
 
+namespace {
+
+// B, E, X, U of cell k, and whether its Base cluster is split / its Exp cluster merged.
+struct Sizes {
+  double b, e, x, u, bx, ex;
+  bool split, merge;
+};
+Sizes sizes_of(const CellTable& cells, size_t k) {
+  const uint32_t r = cells.row[k], c = cells.col[k];
+  const double x = cells.weight[k];
+  const double b = cells.row_weight[r], e = cells.col_weight[c];
+  // B − X and E − X are sums over the other cells of the row / column; when there
+  // are none they are exactly 0 (counts decide, not float differences).
+  const bool split = cells.count[k] < cells.row_count[r];
+  const bool merge = cells.count[k] < cells.col_count[c];
+  const double bx = split ? b - x : 0.0, ex = merge ? e - x : 0.0;
+  return {b, e, x, x + bx + ex, bx, ex, split, merge};
+}
+
+}  // namespace
+
 MetricTable impact_cells(const CellTable& cells) {
-  MetricTable t;
-  t.names = {"B",
-             "E",
-             "X",
-             "U",
-             "split_distance",
-             "merge_distance",
-             "jaccard_distance",
-             "jaccard_index",
-             "split_rate",
-             "merge_rate",
-             "affected"};
-  t.n_rows = cells.size();
-  t.values.reserve(t.n_rows * t.width());
+  MetricTable t({"split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
+                 "split_rate", "merge_rate", "affected"},
+                cells.size());
   for (size_t k = 0; k < cells.size(); ++k) {
-    const uint32_t r = cells.row[k], c = cells.col[k];
-    const double x = cells.weight[k];
-    const double b = cells.row_weight[r], e = cells.col_weight[c];
-    // B − X and E − X are sums over the other cells of the row / column; when there
-    // are none they are exactly 0 (counts decide, not float differences).
-    const bool split = cells.count[k] < cells.row_count[r];
-    const bool merge = cells.count[k] < cells.col_count[c];
-    const double bx = split ? b - x : 0.0, ex = merge ? e - x : 0.0;
-    const double u = x + bx + ex;
-    const double row[] = {b,
-                          e,
-                          x,
-                          u,
-                          bx / u,
-                          ex / u,
-                          (bx + ex) / u,
-                          x / u,
-                          bx / b,
-                          ex / e,
-                          (split || merge) ? 1.0 : 0.0};
-    t.values.insert(t.values.end(), std::begin(row), std::end(row));
+    const Sizes s = sizes_of(cells, k);
+    const double row[] = {s.bx / s.u,
+                          s.ex / s.u,
+                          (s.bx + s.ex) / s.u,
+                          s.x / s.u,
+                          s.bx / s.b,
+                          s.ex / s.e,
+                          (s.split || s.merge) ? 1.0 : 0.0};
+    t.push_row(row);
+  }
+  return t;
+}
+
+MetricTable impact_cell_sizes(const CellTable& cells) {
+  MetricTable t({"B", "E", "X", "U"}, cells.size());
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const Sizes s = sizes_of(cells, k);
+    const double row[] = {s.b, s.e, s.x, s.u};
+    t.push_row(row);
   }
   return t;
 }

@@ -1,8 +1,23 @@
 #include "clusterscore/metric_table.h"
 
 #include <stdexcept>
+#include <utility>
 
 namespace clusterscore {
+
+MetricTable::MetricTable(std::vector<std::string> column_names, size_t rows)
+    : names(std::move(column_names)) {
+  stride = 1;
+  while (stride < width() && stride < 8) stride *= 2;
+  if (width() > 8) stride = (width() + 7) / 8 * 8;
+  values.reserve(rows * stride);
+}
+
+void MetricTable::push_row(const double* v) {
+  values.insert(values.end(), v, v + width());
+  values.resize(values.size() + stride - width(), 0.0);
+  ++n_rows;
+}
 
 size_t MetricTable::column(const std::string& name) const {
   for (size_t k = 0; k < names.size(); ++k)

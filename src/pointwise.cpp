@@ -1,43 +1,43 @@
 #include "clusterscore/pointwise.h"
 
 namespace clusterscore {
+namespace {
+
+// tp, fp, fn, tn of cell k: the weights every pointwise metric is made of.
+struct Counts {
+  double tp, fp, fn, tn;
+};
+Counts counts_of(const CellTable& cells, size_t k) {
+  const double tp = cells.weight[k];
+  const double fp = cells.col_weight[cells.col[k]] - tp;
+  const double fn = cells.row_weight[cells.row[k]] - tp;
+  return {tp, fp, fn, cells.total_weight - tp - fp - fn};
+}
+
+}  // namespace
 
 MetricTable pointwise_cells(const CellTable& cells) {
-  MetricTable t;
-  t.names = {"tp",
-             "fp",
-             "fn",
-             "tn",
-             "precision",
-             "recall",
-             "f1",
-             "accuracy",
-             "jaccard_index",
-             "jaccard_distance",
-             "over_merge_rate",
-             "under_merge_rate"};
-  t.n_rows = cells.size();
-  t.values.reserve(t.n_rows * t.width());
+  MetricTable t({"precision", "recall", "f1", "accuracy", "jaccard_index", "jaccard_distance",
+                 "over_merge_rate", "under_merge_rate"},
+                cells.size());
   const double total = cells.total_weight;
   for (size_t k = 0; k < cells.size(); ++k) {
-    const double tp = cells.weight[k];
-    const double fp = cells.col_weight[cells.col[k]] - tp;
-    const double fn = cells.row_weight[cells.row[k]] - tp;
-    const double tn = total - tp - fp - fn;
+    const auto [tp, fp, fn, tn] = counts_of(cells, k);
     // Complements are computed from fp/fn directly, not as 1 − x, to keep small rates exact.
-    const double row[] = {tp,
-                          fp,
-                          fn,
-                          tn,
-                          tp / (tp + fp),
-                          tp / (tp + fn),
-                          2 * tp / (2 * tp + fp + fn),
-                          (tp + tn) / total,
-                          tp / (tp + fp + fn),
-                          (fp + fn) / (tp + fp + fn),
-                          fp / (tp + fp),
-                          fn / (tp + fn)};
-    t.values.insert(t.values.end(), std::begin(row), std::end(row));
+    const double row[] = {tp / (tp + fp),    tp / (tp + fn),      2 * tp / (2 * tp + fp + fn),
+                          (tp + tn) / total, tp / (tp + fp + fn), (fp + fn) / (tp + fp + fn),
+                          fp / (tp + fp),    fn / (tp + fn)};
+    t.push_row(row);
+  }
+  return t;
+}
+
+MetricTable pointwise_cell_counts(const CellTable& cells) {
+  MetricTable t({"tp", "fp", "fn", "tn"}, cells.size());
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const auto [tp, fp, fn, tn] = counts_of(cells, k);
+    const double row[] = {tp, fp, fn, tn};
+    t.push_row(row);
   }
   return t;
 }

@@ -23,11 +23,10 @@ struct Units {
 };
 
 // For each group with at least one item: Σ count, Σ weight, and for each metric column
-// k ≥ first_column of `per_cell`, Σ weight·value / Σ weight (compensated sums). Output
-// names are per_cell.names[first_column..], renamed by `rename` (pairs old → new).
+// of `per_cell`, Σ weight·value / Σ weight (compensated sums). Output names are
+// per_cell.names, renamed by `rename` (pairs old → new).
 // Groups come out in increasing code order. O(units × metrics).
-GroupTable aggregate(const MetricTable& per_cell, size_t first_column, const Units& units,
-                     size_t n_groups,
+GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_groups,
                      const std::vector<std::pair<std::string, std::string>>& rename = {});
 
 }  // namespace clusterscore

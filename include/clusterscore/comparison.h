@@ -46,7 +46,10 @@ class Comparison {
 
   const JoinedClusterings& joined() const { return joined_; }
   const CellTable& cells() const { return cells_; }
+  // Per cell, the metrics that are averaged over groups.
   const MetricTable& cell_metrics() const { return metrics_; }
+  // Per cell, the weights they are made of (tp, fp, fn, tn or B, E, X, U), computed now.
+  MetricTable cell_counts() const;
   MetricFamily family() const { return family_; }
 
   Coverage coverage() const;
@@ -65,7 +68,6 @@ class Comparison {
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
   GroupTable finish(GroupTable t) const;
-  size_t first_mean() const;
 
   MetricFamily family_;
   JoinedClusterings joined_;

@@ -8,15 +8,15 @@
 
 namespace clusterscore {
 
-// Columns: B, E, X, U (weights: the item's Base cluster, Exp cluster, their
-// intersection, their union, all within T), then split_distance, merge_distance,
-// jaccard_distance, jaccard_index, split_rate, merge_rate, affected (1 or 0).
-// `affected` is decided on item counts, so it is exact. O(cells).
+// Per cell, the metrics averaged over groups: split_distance, merge_distance,
+// jaccard_distance, jaccard_index, split_rate, merge_rate, affected (1 or 0; its mean is
+// reported as `affected_share`, the affected weight's share). They are made of B, E, X, U
+// (weights: the item's Base cluster, Exp cluster, their intersection, their union, all
+// within T). `affected` is decided on item counts, so it is exact. O(cells).
 MetricTable impact_cells(const CellTable& cells);
 
-// The columns of impact_cells from this index on are averaged over groups
-// (the mean of `affected` is reported as `affected_share`, the affected weight's share).
-inline constexpr size_t kImpactFirstMean = 4;
+// Per cell, B, E, X, U (for per-item output; they are not averaged). O(cells).
+MetricTable impact_cell_sizes(const CellTable& cells);
 
 // Overall figures of SPEC §3 beyond the weighted means.
 struct ImpactSummary {

@@ -6,14 +6,15 @@
 
 namespace clusterscore {
 
-// Columns: tp, fp, fn, tn (weights), then precision, recall, f1, accuracy,
+// Per cell, the metrics averaged over groups: precision, recall, f1, accuracy,
 // jaccard_index, jaccard_distance, over_merge_rate, under_merge_rate. For a cell
 // (truth row r, actual column c): tp = w(cell), fp = w(c) − tp, fn = w(r) − tp,
 // tn = w(T) − tp − fp − fn. Every denominator is ≥ tp > 0. O(cells).
 MetricTable pointwise_cells(const CellTable& cells);
 
-// The columns of pointwise_cells from this index on are averaged over groups.
-inline constexpr size_t kPointwiseFirstMean = 4;
+// Per cell, the weights the metrics are made of: tp, fp, fn, tn (for per-item output;
+// they are not averaged). O(cells).
+MetricTable pointwise_cell_counts(const CellTable& cells);
 
 // Adds `f1_of_means`, the harmonic mean of each group's precision and recall.
 void add_pointwise_derived(struct GroupTable* groups);

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -17,10 +19,21 @@ def _flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     return arr
 
 
-def normalize_ids(arr: pa.Array | pa.ChunkedArray, as_string: bool = False) -> pa.Array:
-    """Integers become int64 and everything else a string array (ids are opaque)."""
-    arr = _flat(arr)
+def _one_chunk_if_possible(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    if isinstance(arr, pa.ChunkedArray) and arr.num_chunks == 1:
+        return arr.chunk(0)
+    return arr
+
+
+def normalize_ids(
+    arr: pa.Array | pa.ChunkedArray, as_string: bool = False
+) -> pa.Array | pa.ChunkedArray:
+    """Integers become int64 and everything else a string array (ids are opaque). Chunks
+    stay chunks: the core joins them (see `id_tuple`), which costs less than Arrow's copy."""
+    arr = _one_chunk_if_possible(arr)
     t = arr.type
+    if pa.types.is_dictionary(t):
+        arr, t = pc.cast(arr, t.value_type), t.value_type
     if not as_string and (pa.types.is_integer(t) or pa.types.is_boolean(t)):
         return arr if t == pa.int64() else pc.cast(arr, pa.int64())
     if t in _STRING_TYPES:
@@ -35,8 +48,13 @@ def is_integer(arr: pa.Array | pa.ChunkedArray) -> bool:
     return pa.types.is_integer(t) or pa.types.is_boolean(t)
 
 
-def id_tuple(arr: pa.Array, with_validity: bool = False) -> tuple:
-    """The (kind, buffers...) tuple for an array from `normalize_ids`, views not copies."""
+def id_tuple(arr: pa.Array | pa.ChunkedArray, with_validity: bool = False) -> tuple | list:
+    """The (kind, buffers...) tuple for an array from `normalize_ids`, views not copies;
+    for a chunked array, a list of one such tuple per chunk."""
+    if isinstance(arr, pa.ChunkedArray):
+        if arr.num_chunks == 0:
+            return id_tuple(pa.array([], type=arr.type), with_validity)
+        return [id_tuple(chunk, with_validity) for chunk in arr.chunks]
     n = len(arr)
     validity = None
     if with_validity and arr.null_count > 0:
@@ -52,6 +70,34 @@ def id_tuple(arr: pa.Array, with_validity: bool = False) -> tuple:
         np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(1, np.uint8)
     )
     return ("large_string" if large else "string", chars, offsets, validity)
+
+
+def take(column: pa.Array | pa.ChunkedArray, indices: Any) -> pa.Array | pa.ChunkedArray:
+    """`column.take(indices)` (null indices give nulls), without letting Arrow join a
+    chunked column's chunks first: that copies the whole column (60 MB for a slice column
+    of 1e7 short strings) to fetch a few rows. Few rows are taken chunk by chunk."""
+    idx = indices if isinstance(indices, (pa.Array, pa.ChunkedArray)) else pa.array(indices)
+    if not isinstance(column, pa.ChunkedArray) or column.num_chunks <= 1:
+        return column.take(idx)
+    if len(idx) * 8 > len(column):  # most rows: the copy is no waste
+        return column.take(idx)
+    idx = idx.combine_chunks() if isinstance(idx, pa.ChunkedArray) else idx
+    pos = pc.fill_null(idx, 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    bounds = np.cumsum([0] + [len(c) for c in column.chunks])
+    if len(pos) and (pos.min() < 0 or pos.max() >= bounds[-1]):
+        raise IndexError("take: index out of bounds")
+    chunk_of = np.searchsorted(bounds, pos, side="right") - 1
+    order = np.argsort(chunk_of, kind="stable")
+    parts = [
+        column.chunk(int(k)).take(pa.array(pos[order][chunk_of[order] == k] - bounds[k]))
+        for k in np.unique(chunk_of)
+    ]
+    if not parts:
+        return pa.array([], type=column.type)
+    got = pa.concat_arrays(parts).take(pa.array(np.argsort(order, kind="stable")))
+    if idx.null_count == 0:
+        return got
+    return pc.if_else(idx.is_valid(), got, pa.scalar(None, type=column.type))
 
 
 def float_array(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:

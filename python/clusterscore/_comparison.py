@@ -136,7 +136,7 @@ class Comparison:
         g = self._core.by_cluster(core_side)
         first = self._core.cluster_first_rows(core_side)[g.pop("group")]
         src = self._a if a_side else self._b
-        label = src.table.column(self._cluster_col).take(first)
+        label = _arrays.take(src.table.column(self._cluster_col), first)
         return self._group_table({"cluster_id": label}, g)
 
     def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
@@ -156,7 +156,7 @@ class Comparison:
             g = self._core.by_items(grouping)
         rows = grouping.group_row[g.pop("group")]
         idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
-        labels = {c: table.column(c).take(idx) for c in columns}
+        labels = {c: _arrays.take(table.column(c), idx) for c in columns}
         return self._group_table(labels, g)
 
     @staticmethod

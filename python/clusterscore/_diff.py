@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import _core
+from . import _arrays, _core
 from ._comparison import Comparison
 
 _SUMMARY = (
@@ -64,8 +64,12 @@ class Diff(Comparison):
         d = self._core.flows()
         return pa.table(
             {
-                "base_cluster": self._a.table.column(self._cluster_col).take(d["a_cluster_row"]),
-                "exp_cluster": self._b.table.column(self._cluster_col).take(d["b_cluster_row"]),
+                "base_cluster": _arrays.take(
+                    self._a.table.column(self._cluster_col), d["a_cluster_row"]
+                ),
+                "exp_cluster": _arrays.take(
+                    self._b.table.column(self._cluster_col), d["b_cluster_row"]
+                ),
                 "items": d["items"].astype(np.int64),
                 "weight": d["weight"],
                 "share_of_base": d["share_of_base"],

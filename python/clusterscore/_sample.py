@@ -108,7 +108,7 @@ class PairSample:
         return (
             pa.table(
                 {
-                    by: values.take(d["first_pair"]),
+                    by: _arrays.take(values, d["first_pair"]),
                     "draws": d["draws"].astype(np.int64),
                     "jaccard_distance": d["jaccard_distance"],
                     "split_distance": d["split_distance"],
@@ -204,7 +204,7 @@ def _sample_table(d: Diff, raw: dict, item_col: str) -> pa.Table:
             rows = d._core.items_rows(raw[f"item_{side}"])
             idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
             for c in attrs:
-                cols[f"{c}_{side}"] = table.column(c).take(idx)
+                cols[f"{c}_{side}"] = _arrays.take(table.column(c), idx)
     return pa.table(cols)
 
 

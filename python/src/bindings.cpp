@@ -7,6 +7,8 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include <array>
+#include <deque>
 #include <memory>
 
 #include "clusterscore/classic.h"
@@ -62,6 +64,23 @@ IdColumn id_column(const nb::tuple& t) {
   return c;
 }
 
+// The columns of one call. A column arrives as one tuple, or as a list of tuples when
+// Arrow holds it in chunks (Parquet row groups, say): the chunks are concatenated here,
+// into big vectors that come from the block cache and live as long as the call.
+class Columns {
+ public:
+  IdColumn operator()(nb::handle h) {
+    if (nb::isinstance<nb::tuple>(h)) return id_column(nb::borrow<nb::tuple>(h));
+    std::vector<IdColumn> chunks;
+    for (nb::handle t : nb::cast<nb::list>(h)) chunks.push_back(id_column(nb::cast<nb::tuple>(t)));
+    joined_.push_back(concatenate(chunks));
+    return joined_.back().column;
+  }
+
+ private:
+  std::deque<ConcatenatedIds> joined_;  // a deque: elements never move
+};
+
 nb::dict group_dict(GroupTable&& g) {
   nb::dict d;
   d["group"] = to_numpy(std::move(g.group));
@@ -72,25 +91,30 @@ nb::dict group_dict(GroupTable&& g) {
   return d;
 }
 
-// Per common item: its index, weight and every per-cell metric of its cell.
+// Per common item: its index, weight, and its cell's weights (tp, fp, fn, tn or
+// B, E, X, U) and metrics, in that order.
 nb::dict per_item_dict(const Comparison& c) {
   BigVector<uint32_t> items = c.common_items();
   const JoinedClusterings& j = c.joined();
-  const MetricTable& m = c.cell_metrics();
+  const MetricTable counts = c.cell_counts();
+  const std::array<const MetricTable*, 2> tables = {&counts, &c.cell_metrics()};
   BigVector<uint64_t> b_row(items.size());
   BigVector<double> weight(items.size());
-  std::vector<BigVector<double>> cols(m.width(), BigVector<double>(items.size()));
   for (size_t n = 0; n < items.size(); ++n) {
-    const uint32_t i = items[n], cell = c.cell_of_item()[i];
-    b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
-    weight[n] = j.weight[i];
-    for (size_t k = 0; k < m.width(); ++k) cols[k][n] = m.at(cell, k);
+    b_row[n] = j.b_cluster_first_row[j.b_cluster[items[n]]];
+    weight[n] = j.weight[items[n]];
   }
   nb::dict d;
+  for (const MetricTable* m : tables) {
+    for (size_t k = 0; k < m->width(); ++k) {
+      BigVector<double> col(items.size());
+      for (size_t n = 0; n < items.size(); ++n) col[n] = m->at(c.cell_of_item()[items[n]], k);
+      d[m->names[k].c_str()] = to_numpy(std::move(col));
+    }
+  }
   d["item"] = to_numpy(std::move(items));
   d["b_cluster_row"] = to_numpy(std::move(b_row));
   d["weight"] = to_numpy(std::move(weight));
-  for (size_t k = 0; k < m.width(); ++k) d[m.names[k].c_str()] = to_numpy(std::move(cols[k]));
   return d;
 }
 
@@ -117,16 +141,17 @@ nb::dict flows_dict(const Comparison& c) {
   return d;
 }
 
-std::unique_ptr<Comparison> make_comparison(const std::string& role_a, const nb::tuple& a_items,
-                                            const nb::tuple& a_clusters, const std::string& role_b,
-                                            const nb::tuple& b_items, const nb::tuple& b_clusters,
+std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handle a_items,
+                                            nb::handle a_clusters, const std::string& role_b,
+                                            nb::handle b_items, nb::handle b_clusters,
                                             nb::object items, nb::object weights,
                                             MetricFamily family) {
-  ClusteringInput a{role_a, id_column(a_items), id_column(a_clusters)};
-  ClusteringInput b{role_b, id_column(b_items), id_column(b_clusters)};
+  Columns column;
+  ClusteringInput a{role_a, column(a_items), column(a_clusters)};
+  ClusteringInput b{role_b, column(b_items), column(b_clusters)};
   ItemsInput t;
   if (!items.is_none()) {
-    t.items = id_column(nb::cast<nb::tuple>(items));
+    t.items = column(items);
     if (!weights.is_none()) {
       auto w = nb::cast<Array<double>>(weights);
       if (w.shape(0) != t.items.size) throw std::invalid_argument("clusterscore: weights length");
@@ -198,9 +223,10 @@ ClassicOptions classic_options(bool weighted, Average average, double beta, bool
   return o;
 }
 
-nb::dict classic_from_labels(const nb::tuple& a, const nb::tuple& b, nb::object weights,
-                             Average average, double beta, bool ami, bool matching) {
-  const IdColumn ca = id_column(a), cb = id_column(b);
+nb::dict classic_from_labels(nb::handle a, nb::handle b, nb::object weights, Average average,
+                             double beta, bool ami, bool matching) {
+  Columns column;
+  const IdColumn ca = column(a), cb = column(b);
   const double* w = nullptr;
   Array<double> wa;
   if (!weights.is_none()) {
@@ -227,8 +253,9 @@ nb::dict classic_from_cells(size_t n_rows, size_t n_cols, std::vector<uint32_t> 
 }
 
 // Cells of two labelings with the first position of each label, for contingency_matrix.
-nb::dict label_cells(const nb::tuple& a, const nb::tuple& b, nb::object weights) {
-  const IdColumn ca = id_column(a), cb = id_column(b);
+nb::dict label_cells(nb::handle a, nb::handle b, nb::object weights) {
+  Columns column;
+  const IdColumn ca = column(a), cb = column(b);
   const double* w = nullptr;
   Array<double> wa;
   if (!weights.is_none()) {
@@ -336,14 +363,15 @@ nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum
   return out;
 }
 
-nb::dict contributions_dict(const nb::tuple& values, const Array<uint8_t>& kind,
+nb::dict contributions_dict(nb::handle values, const Array<uint8_t>& kind,
                             const Array<uint8_t>& stratum, const Array<uint64_t>& draws,
                             const Array<double>& U, const Array<double>& B, const Array<double>& E,
                             const Array<uint8_t>& verdict, const nb::dict& totals, bool stratified,
                             bool distance_only) {
   const JudgedSample s =
       judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only);
-  Contributions c = contributions(id_column(values), s);
+  Columns column;
+  Contributions c = contributions(column(values), s);
   nb::dict d;
   d["first_pair"] = to_numpy(std::move(c.first_pair));
   d["draws"] = to_numpy(std::move(c.draws));
@@ -382,17 +410,19 @@ NB_MODULE(_core, m) {
         nb::arg("matching"));
   m.def("classic_from_cells", &classic_from_cells);
   m.def("estimate", &estimate_list);
-  m.def("match_pairs",
-        [](const nb::tuple& si, const nb::tuple& sj, const nb::tuple& vi, const nb::tuple& vj) {
-          return to_numpy(match_pairs(id_column(si), id_column(sj), id_column(vi), id_column(vj)));
-        });
-  m.def("fingerprint", [](const nb::tuple& items, const nb::tuple& clusters) {
-    return fingerprint(ClusteringInput{"", id_column(items), id_column(clusters)});
+  m.def("match_pairs", [](nb::handle si, nb::handle sj, nb::handle vi, nb::handle vj) {
+    Columns column;
+    return to_numpy(match_pairs(column(si), column(sj), column(vi), column(vj)));
+  });
+  m.def("fingerprint", [](nb::handle items, nb::handle clusters) {
+    Columns column;
+    return fingerprint(ClusteringInput{"", column(items), column(clusters)});
   });
   m.def(
       "items_fingerprint",
-      [](const nb::tuple& items, nb::object weights) {
-        ItemsInput t{id_column(items), nullptr};
+      [](nb::handle items, nb::object weights) {
+        Columns column;
+        ItemsInput t{column(items), nullptr};
         Array<double> w;
         if (!weights.is_none()) {
           w = nb::cast<Array<double>>(weights);
@@ -435,9 +465,10 @@ NB_MODULE(_core, m) {
       .def("by_items",
            [](const Comparison& c, const ItemGrouping& g) { return group_dict(c.by_items(g)); })
       .def("group_items",
-           [](const Comparison& c, const std::vector<nb::tuple>& cols) {
+           [](const Comparison& c, const nb::list& cols) {
+             Columns column;
              std::vector<IdColumn> v;
-             for (const nb::tuple& t : cols) v.push_back(id_column(t));
+             for (nb::handle h : cols) v.push_back(column(h));
              return c.group_items(v);
            })
       .def("per_item", &per_item_dict)

@@ -17,6 +17,10 @@ TEST(Impact, SplitAndMergeOfOneItem) {
   EXPECT_DOUBLE_EQ(m.at(cell3, m.column("merge_distance")), 1.0 / 4);
   EXPECT_DOUBLE_EQ(m.at(cell3, m.column("split_rate")), 2.0 / 3);
   EXPECT_DOUBLE_EQ(m.at(cell3, m.column("merge_rate")), 1.0 / 2);
+  const MetricTable sizes = c.cell_counts();
+  EXPECT_EQ(sizes.names, (std::vector<std::string>{"B", "E", "X", "U"}));
+  const double want[] = {3, 2, 1, 4};
+  for (size_t q = 0; q < 4; ++q) EXPECT_DOUBLE_EQ(sizes.at(cell3, q), want[q]);
   ImpactSummary s = c.impact();
   EXPECT_EQ(s.affected_items, 4u);
   EXPECT_EQ(s.base_clusters_split, 1u);

@@ -7,6 +7,9 @@
 #include "helpers.h"
 
 using clusterscore::BigVector;
+using clusterscore::concatenate;
+using clusterscore::ConcatenatedIds;
+using clusterscore::IdColumn;
 using clusterscore::detail::Interner;
 using clusterscore::detail::kNone;
 
@@ -68,3 +71,38 @@ TEST(InternColumn, DenseIntegersMapDirectly) {
   EXPECT_EQ(codes, (BigVector<uint32_t>{0, 1, 0, 2, 1, 3}));
   EXPECT_EQ(first, (BigVector<uint64_t>{0, 1, 3, 5}));
 }
+
+TEST(Concatenate, IntegerChunksInOrder) {
+  const std::vector<int64_t> a = {5, -1}, b = {}, c = {7, 8, 9};
+  const ConcatenatedIds all = concatenate({cstest::ints(a), cstest::ints(b), cstest::ints(c)});
+  ASSERT_EQ(all.column.size, 5u);
+  EXPECT_FALSE(all.column.is_string());
+  EXPECT_EQ(all.column.valid, nullptr);
+  const std::vector<int64_t> want = {5, -1, 7, 8, 9};
+  for (size_t r = 0; r < want.size(); ++r) EXPECT_EQ(all.column.ints[r], want[r]);
+}
+
+TEST(Concatenate, StringChunksOfBothOffsetWidthsAndSlicedBuffers) {
+  const cstest::Strings a({"ab", "", "xyz"});
+  // A chunk viewing the middle of its buffer, with 64-bit offsets (as Arrow slices are).
+  const std::string chars = "skipQRsT";
+  const std::vector<int64_t> off = {4, 6, 6, 8};
+  std::vector<IdColumn> chunks = {a.col(), IdColumn::of_strings(chars.data(), off.data(), 3)};
+  std::vector<uint8_t> valid = {1, 0, 1};
+  chunks[1].valid = valid.data();
+  const ConcatenatedIds all = concatenate(chunks);
+  ASSERT_EQ(all.column.size, 6u);
+  const std::vector<std::string> want = {"ab", "", "xyz", "QR", "", "sT"};
+  for (size_t r = 0; r < want.size(); ++r) EXPECT_EQ(all.column.str(r), want[r]) << r;
+  // Validity for all rows once any chunk has it: the first chunk's rows are all valid.
+  for (size_t r = 0; r < want.size(); ++r) EXPECT_EQ(all.column.is_null(r), r == 4) << r;
+  EXPECT_EQ(all.column.type, IdColumn::Type::kString32);
+}
+
+TEST(Concatenate, MixedKindsAreRefused) {
+  const cstest::Strings s({"a"});
+  const std::vector<int64_t> v = {1};
+  EXPECT_THROW(concatenate({cstest::ints(v), s.col()}), std::invalid_argument);
+}
+
+TEST(Concatenate, NoChunksGiveAnEmptyColumn) { EXPECT_EQ(concatenate({}).column.size, 0u); }

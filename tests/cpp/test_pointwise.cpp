@@ -24,11 +24,14 @@ struct Figure2 {
 TEST(Pointwise, Figure2Cells) {
   Figure2 f;
   const MetricTable& m = f.c.cell_metrics();
+  const MetricTable counts = f.c.cell_counts();
   // cells in item order: (T1,A1) holds i1, (T1,A2) holds i2, (T2,A1) holds i3
   ASSERT_EQ(m.n_rows, 3u);
+  ASSERT_EQ(counts.n_rows, 3u);
+  EXPECT_EQ(counts.names, (std::vector<std::string>{"tp", "fp", "fn", "tn"}));
   const double want[3][4] = {{1, 3, 2, 0}, {2, 0, 1, 3}, {3, 1, 0, 2}};
   for (size_t k = 0; k < 3; ++k)
-    for (size_t q = 0; q < 4; ++q) EXPECT_DOUBLE_EQ(m.at(k, q), want[k][q]);
+    for (size_t q = 0; q < 4; ++q) EXPECT_DOUBLE_EQ(counts.at(k, q), want[k][q]);
   EXPECT_DOUBLE_EQ(m.at(0, m.column("jaccard_distance")), 5.0 / 6);
 }
 
@@ -111,5 +114,22 @@ TEST(GroupItems, EveryCodeWidthGivesEachItemItsRowsValue) {
       ASSERT_LT(got, g.n_groups - 1);
       ASSERT_EQ(slice[g.group_row[got]], int64_t((i * 31) % size_t(values))) << values << " " << i;
     }
+  }
+}
+
+TEST(MetricTable, RowsArePaddedToAPowerOfTwoThenToMultiplesOfEight) {
+  for (const auto& [width, stride] : std::vector<std::pair<size_t, size_t>>{
+           {1, 1}, {3, 4}, {4, 4}, {7, 8}, {8, 8}, {9, 16}, {17, 24}}) {
+    MetricTable t(std::vector<std::string>(width, "x"), 2);
+    EXPECT_EQ(t.stride, stride) << width;
+    std::vector<double> row(width);
+    for (size_t r = 0; r < 2; ++r) {
+      for (size_t k = 0; k < width; ++k) row[k] = double(10 * r + k);
+      t.push_row(row.data());
+    }
+    ASSERT_EQ(t.n_rows, 2u);
+    EXPECT_EQ(t.values.size(), 2 * stride);
+    for (size_t r = 0; r < 2; ++r)
+      for (size_t k = 0; k < width; ++k) EXPECT_EQ(t.at(r, k), double(10 * r + k));
   }
 }

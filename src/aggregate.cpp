@@ -5,6 +5,7 @@
 
 #include "clusterscore/clustering.h"
 #include "detail/kahan.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore {
 namespace {
@@ -13,7 +14,7 @@ namespace {
 // counting-sorted by group and each group is summed in one pass with local accumulators,
 // which touches far less memory than millions of accumulator sets would.
 constexpr size_t kInPlaceBytes = size_t(1) << 20;
-constexpr size_t kPrefetch = 16;
+using detail::kPrefetch;
 
 // One group's running sums. The metric sums are kept as two arrays (sums, compensations),
 // not as KahanSums, so that adding a unit's metrics is one loop the compiler vectorises.

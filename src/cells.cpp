@@ -4,6 +4,7 @@
 
 #include "detail/interner.h"
 #include "detail/kahan.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore {
 namespace {
@@ -73,7 +74,7 @@ struct CellBuilder {
   }
 };
 
-constexpr size_t kAhead = 16;  // how far ahead random accesses are prefetched
+constexpr size_t kAhead = detail::kPrefetch;
 
 // Items of T grouped by row (a stable counting sort), each carrying its column, weight
 // and item index, so that the per-row pass reads sequentially.
@@ -88,8 +89,10 @@ ItemsByRow sort_by_row(std::span<const uint32_t> rows, std::span<const uint32_t>
   const size_t n = rows.size();
   ItemsByRow s;
   s.start.assign(n_rows + 1, 0);
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; i < n; ++i) {
+    if (i + kAhead < n) __builtin_prefetch(&s.start[rows[i + kAhead] + 1], 1);  // kNone wraps
     if (rows[i] != kNone && cols[i] != kNone) ++s.start[rows[i] + 1];
+  }
   for (size_t r = 0; r < n_rows; ++r) s.start[r + 1] += s.start[r];
   const size_t m = s.start[n_rows];
   s.col = BigBuffer<uint32_t>(m);
@@ -97,6 +100,10 @@ ItemsByRow sort_by_row(std::span<const uint32_t> rows, std::span<const uint32_t>
   s.weight = BigBuffer<double>(weights ? m : 0);
   BigVector<uint32_t> next(s.start.begin(), s.start.end() - 1);
   for (size_t i = 0; i < n; ++i) {
+    // Two steps: next[] is read at random too, so it is fetched twice as far ahead as the
+    // positions it gives are.
+    if (i + 2 * kAhead < n && rows[i + 2 * kAhead] != kNone)
+      __builtin_prefetch(&next[rows[i + 2 * kAhead]]);
     if (i + kAhead < n && rows[i + kAhead] != kNone) {
       const uint32_t ahead = next[rows[i + kAhead]];
       __builtin_prefetch(s.col.data() + ahead, 1);

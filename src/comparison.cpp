@@ -5,6 +5,7 @@
 #include "detail/intern_column.h"
 #include "detail/interner.h"
 #include "detail/kahan.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore {
 namespace {
@@ -51,10 +52,9 @@ template <class T>
 bool gather_codes(const JoinedClusterings& j, const BigVector<T>& codes, ItemGrouping* g) {
   g->item_group.assign(j.n_items(), kNone);
   bool missing = false;
-  constexpr size_t kAhead = 16;  // codes[] is read at random: keep misses in flight
   for (size_t i = 0; i < j.n_items(); ++i) {
-    if (i + kAhead < j.n_items() && j.items_row[i + kAhead] != kNone)
-      __builtin_prefetch(&codes[j.items_row[i + kAhead]]);
+    if (i + detail::kPrefetch < j.n_items() && j.items_row[i + detail::kPrefetch] != kNone)
+      __builtin_prefetch(&codes[j.items_row[i + detail::kPrefetch]]);
     if (!j.in_both(i)) continue;
     const uint32_t row = j.items_row[i];
     missing |= row == kNone;

@@ -9,6 +9,7 @@
 #include "detail/hash.h"
 #include "detail/intern_column.h"
 #include "detail/interner.h"
+#include "detail/prefetch.h"
 #include "join_parts.h"
 
 namespace clusterscore {
@@ -59,7 +60,7 @@ using join_detail::duplicate;
 using join_detail::first_row_with;
 
 // Far enough ahead that the slot's cache line arrives before it is needed.
-constexpr size_t kPrefetch = 16;
+using detail::kPrefetch;
 
 void check_same_kind(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items) {
   const bool s = a.items.is_string();

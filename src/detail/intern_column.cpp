@@ -6,11 +6,10 @@
 #include <tuple>
 
 #include "detail/interner.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore::detail {
 namespace {
-
-constexpr size_t kPrefetch = 16;
 
 // Integer ids spanning a range under 4 × rows: [*lo, *lo + *span] maps directly.
 bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {

@@ -98,10 +98,16 @@ class Aggregator {
     }
   }
 
+  // A counting sort of the units by group (positions fit 32 bits: units < kNone); the
+  // group counters are hit at random, so they are prefetched, and next[] two steps ahead
+  // of the positions it gives.
   void sorted(size_t n_groups, GroupTable* out) const {
-    BigVector<uint64_t> start(n_groups + 1, 0);
-    for (size_t u = 0; u < u_.group.size(); ++u)
+    const size_t n = u_.group.size();
+    BigVector<uint32_t> start(n_groups + 1, 0);
+    for (size_t u = 0; u < n; ++u) {
+      if (u + kPrefetch < n) __builtin_prefetch(&start[u_.group[u + kPrefetch] + 1], 1);
       if (!skip(u)) ++start[u_.group[u] + 1];
+    }
     size_t non_empty = 0;
     for (size_t g = 0; g < n_groups; ++g) {
       non_empty += start[g + 1] > 0;
@@ -109,14 +115,19 @@ class Aggregator {
     }
     reserve(non_empty, out);
     BigVector<uint32_t> order(start[n_groups]);
-    BigVector<uint64_t> next(start.begin(), start.end() - 1);
-    for (size_t u = 0; u < u_.group.size(); ++u)
+    BigVector<uint32_t> next(start.begin(), start.end() - 1);
+    for (size_t u = 0; u < n; ++u) {
+      if (u + 2 * kPrefetch < n && u_.group[u + 2 * kPrefetch] != kNone)
+        __builtin_prefetch(&next[u_.group[u + 2 * kPrefetch]]);
+      if (u + kPrefetch < n && !skip(u + kPrefetch))
+        __builtin_prefetch(&order[next[u_.group[u + kPrefetch]]], 1);
       if (!skip(u)) order[next[u_.group[u]]++] = uint32_t(u);
+    }
     Sums s(k_);
     for (size_t g = 0; g < n_groups; ++g) {
       if (start[g] == start[g + 1]) continue;
       s.clear();
-      for (uint64_t p = start[g]; p < start[g + 1]; ++p) {
+      for (size_t p = start[g]; p < start[g + 1]; ++p) {
         if (p + kPrefetch < order.size()) prefetch_unit(order[p + kPrefetch]);
         add(order[p], &s);
       }

@@ -101,18 +101,36 @@ void add_impact_derived(GroupTable* g) {
 }
 
 FlowTable changed_flows(const CellTable& cells) {
-  FlowTable f;
-  for (size_t k = 0; k < cells.size(); ++k)
-    if (cells.row_cells[cells.row[k]] > 1 || cells.col_cells[cells.col[k]] > 1)
-      f.cell.push_back(uint32_t(k));
-  std::sort(f.cell.begin(), f.cell.end(), [&](uint32_t x, uint32_t y) {
-    if (cells.weight[x] != cells.weight[y]) return cells.weight[x] > cells.weight[y];
-    if (cells.row[x] != cells.row[y]) return cells.row[x] < cells.row[y];
-    return cells.col[x] < cells.col[y];
+  // Sorted as records rather than cell indices: the comparisons then read contiguous
+  // memory, not three arrays at random, and so does the output.
+  struct Flow {
+    double weight;
+    uint32_t row, col;
+    uint64_t items;
+  };
+  BigVector<Flow> flows;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    if (k + detail::kPrefetch < cells.size())  // columns come at random (cells are by row)
+      __builtin_prefetch(&cells.col_cells[cells.col[k + detail::kPrefetch]]);
+    const uint32_t r = cells.row[k], c = cells.col[k];
+    if (cells.row_cells[r] > 1 || cells.col_cells[c] > 1)
+      flows.push_back({cells.weight[k], r, c, cells.count[k]});
+  }
+  std::sort(flows.begin(), flows.end(), [](const Flow& x, const Flow& y) {
+    if (x.weight != y.weight) return x.weight > y.weight;
+    return x.row != y.row ? x.row < y.row : x.col < y.col;
   });
-  for (uint32_t k : f.cell) {
-    f.share_of_base.push_back(cells.weight[k] / cells.row_weight[cells.row[k]]);
-    f.share_of_exp.push_back(cells.weight[k] / cells.col_weight[cells.col[k]]);
+  FlowTable f;
+  for (auto* v : {&f.row, &f.col}) v->reserve(flows.size());
+  for (auto* v : {&f.weight, &f.share_of_base, &f.share_of_exp}) v->reserve(flows.size());
+  f.items.reserve(flows.size());
+  for (const Flow& x : flows) {
+    f.row.push_back(x.row);
+    f.col.push_back(x.col);
+    f.items.push_back(x.items);
+    f.weight.push_back(x.weight);
+    f.share_of_base.push_back(x.weight / cells.row_weight[x.row]);
+    f.share_of_exp.push_back(x.weight / cells.col_weight[x.col]);
   }
   return f;
 }

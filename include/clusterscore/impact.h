@@ -37,9 +37,11 @@ void add_impact_derived(struct GroupTable* groups);
 // every cell whose Base cluster spans several Exp clusters or whose Exp cluster spans
 // several Base clusters. Largest weight first (ties: by Base, then Exp cluster index).
 struct FlowTable {
-  std::vector<uint32_t> cell;
-  std::vector<double> share_of_base;  // the cell's weight / its Base cluster's weight (in T)
-  std::vector<double> share_of_exp;   // the cell's weight / its Exp cluster's weight (in T)
+  BigVector<uint32_t> row, col;     // the cell's Base and Exp cluster
+  BigVector<uint64_t> items;        // its items
+  BigVector<double> weight;         // their weight
+  BigVector<double> share_of_base;  // the cell's weight / its Base cluster's weight (in T)
+  BigVector<double> share_of_exp;   // the cell's weight / its Exp cluster's weight (in T)
 };
 FlowTable changed_flows(const CellTable& cells);
 

@@ -121,21 +121,17 @@ nb::dict per_item_dict(const Comparison& c) {
 // Changed (Base cluster, Exp cluster) flows, largest first.
 nb::dict flows_dict(const Comparison& c) {
   FlowTable f = changed_flows(c.cells());
-  const CellTable& t = c.cells();
   const JoinedClusterings& j = c.joined();
-  std::vector<uint64_t> a_row, b_row, items;
-  std::vector<double> weight;
-  for (uint32_t k : f.cell) {
-    a_row.push_back(j.a_cluster_first_row[t.row[k]]);
-    b_row.push_back(j.b_cluster_first_row[t.col[k]]);
-    items.push_back(t.count[k]);
-    weight.push_back(t.weight[k]);
+  BigVector<uint64_t> a_row(f.row.size()), b_row(f.col.size());
+  for (size_t n = 0; n < f.row.size(); ++n) {
+    a_row[n] = j.a_cluster_first_row[f.row[n]];
+    b_row[n] = j.b_cluster_first_row[f.col[n]];
   }
   nb::dict d;
   d["a_cluster_row"] = to_numpy(std::move(a_row));
   d["b_cluster_row"] = to_numpy(std::move(b_row));
-  d["items"] = to_numpy(std::move(items));
-  d["weight"] = to_numpy(std::move(weight));
+  d["items"] = to_numpy(std::move(f.items));
+  d["weight"] = to_numpy(std::move(f.weight));
   d["share_of_base"] = to_numpy(std::move(f.share_of_base));
   d["share_of_exp"] = to_numpy(std::move(f.share_of_exp));
   return d;

@@ -6,6 +6,7 @@
 #include "clusterscore/clustering.h"
 #include "detail/kahan.h"
 #include "detail/prefetch.h"
+#include "detail/simd.h"
 
 namespace clusterscore {
 namespace {
@@ -161,6 +162,7 @@ class Aggregator {
 
 }  // namespace
 
+CLUSTERSCORE_SIMD_CLONES
 GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_groups,
                      const std::vector<std::pair<std::string, std::string>>& rename) {
   const size_t n_units = units.group.size();

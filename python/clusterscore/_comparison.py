@@ -162,7 +162,7 @@ class Comparison:
     @staticmethod
     def _group_table(labels: dict[str, Any], g: dict[str, np.ndarray]) -> pa.Table:
         cols: dict[str, Any] = dict(labels)
-        cols["items"] = g.pop("items").astype(np.int64)
+        cols["items"] = g.pop("items").view(np.int64)  # counts < 2^63: the same bits
         cols["weight"] = g.pop("weight")
         cols.update(g)
         return pa.table(cols)

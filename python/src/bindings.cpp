@@ -492,8 +492,14 @@ NB_MODULE(_core, m) {
              }
              return scores_dict(s, false);
            })
-      .def("cluster_first_rows", [](const Comparison& c, Side s) {
-        return to_numpy(s == Side::kA ? c.joined().a_cluster_first_row
-                                      : c.joined().b_cluster_first_row);
-      });
+      .def(
+          "cluster_first_rows",
+          [](const Comparison& c, Side s) {
+            // A read-only view that keeps the comparison alive: no copy of 1e6+ rows.
+            const BigVector<uint64_t>& v =
+                s == Side::kA ? c.joined().a_cluster_first_row : c.joined().b_cluster_first_row;
+            return nb::ndarray<nb::numpy, const uint64_t, nb::ndim<1>>(v.data(), {v.size()},
+                                                                       nb::handle());
+          },
+          nb::rv_policy::reference_internal);
 }

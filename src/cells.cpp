@@ -76,22 +76,16 @@ struct CellBuilder {
 
 constexpr size_t kAhead = detail::kPrefetch;
 
-// An item of T as the cell pass reads it. One 16-byte record, so that the sort writes
-// one line per item, not one in each of three arrays.
-struct SortedItem {
-  uint32_t col, item;  // item: its index (only filled in when asked for)
-  double weight;       // 1 when unweighted
-};
-
 // Items of T grouped by row (a stable counting sort), each carrying its column, weight
 // and item index, so that the per-row pass reads sequentially.
 struct ItemsByRow {
   BigVector<uint32_t> start;  // row r is positions [start[r], start[r + 1])
-  BigBuffer<SortedItem> items;
+  BigBuffer<uint32_t> col, item;
+  BigBuffer<double> weight;
 };
 
 ItemsByRow sort_by_row(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
-                       const double* weights, size_t n_rows) {
+                       const double* weights, size_t n_rows, bool with_items) {
   const size_t n = rows.size();
   ItemsByRow s;
   s.start.assign(n_rows + 1, 0);
@@ -100,17 +94,27 @@ ItemsByRow sort_by_row(std::span<const uint32_t> rows, std::span<const uint32_t>
     if (rows[i] != kNone && cols[i] != kNone) ++s.start[rows[i] + 1];
   }
   for (size_t r = 0; r < n_rows; ++r) s.start[r + 1] += s.start[r];
-  s.items = BigBuffer<SortedItem>(s.start[n_rows]);
+  const size_t m = s.start[n_rows];
+  s.col = BigBuffer<uint32_t>(m);
+  s.item = BigBuffer<uint32_t>(with_items ? m : 0);
+  s.weight = BigBuffer<double>(weights ? m : 0);
   BigVector<uint32_t> next(s.start.begin(), s.start.end() - 1);
   for (size_t i = 0; i < n; ++i) {
     // Two steps: next[] is read at random too, so it is fetched twice as far ahead as the
     // positions it gives are.
     if (i + 2 * kAhead < n && rows[i + 2 * kAhead] != kNone)
       __builtin_prefetch(&next[rows[i + 2 * kAhead]]);
-    if (i + kAhead < n && rows[i + kAhead] != kNone)
-      __builtin_prefetch(s.items.data() + next[rows[i + kAhead]], 1);
+    if (i + kAhead < n && rows[i + kAhead] != kNone) {
+      const uint32_t ahead = next[rows[i + kAhead]];
+      __builtin_prefetch(s.col.data() + ahead, 1);
+      if (weights) __builtin_prefetch(s.weight.data() + ahead, 1);
+      if (with_items) __builtin_prefetch(s.item.data() + ahead, 1);
+    }
     if (rows[i] == kNone || cols[i] == kNone) continue;
-    s.items[next[rows[i]]++] = {cols[i], uint32_t(i), weights ? weights[i] : 1.0};
+    const uint32_t p = next[rows[i]]++;
+    s.col[p] = cols[i];
+    if (weights) s.weight[p] = weights[i];
+    if (with_items) s.item[p] = uint32_t(i);
   }
   return s;
 }
@@ -131,8 +135,13 @@ struct ColumnState {
 // in cell order (the order add_marginals() uses), while the columns are still in cache.
 class CellPass {
  public:
-  CellPass(const ItemsByRow& s, size_t n_rows, size_t n_cols, BigVector<uint32_t>* cell_of_item)
-      : s_(s), m_(s.start[n_rows]), cell_of_item_(cell_of_item), cols_(n_cols) {
+  CellPass(const ItemsByRow& s, size_t n_rows, size_t n_cols, bool weighted,
+           BigVector<uint32_t>* cell_of_item)
+      : s_(s),
+        m_(s.start[n_rows]),
+        weighted_(weighted),
+        cell_of_item_(cell_of_item),
+        cols_(n_cols) {
     t_.n_rows = n_rows;
     t_.n_cols = n_cols;
     // The cell arrays grow as cells are found: reserving one cell per item would hold
@@ -168,12 +177,10 @@ class CellPass {
     w2_.clear();
     for (uint32_t p = s_.start[r]; p < s_.start[r + 1]; ++p) {
       if (p + kAhead < m_) {  // the column states and cell_of_item are touched at random
-        const SortedItem& ahead = s_.items[p + kAhead];
-        __builtin_prefetch(&cols_[ahead.col], 1);
-        if (cell_of_item_) __builtin_prefetch(cell_of_item_->data() + ahead.item, 1);
+        __builtin_prefetch(&cols_[s_.col[p + kAhead]], 1);
+        if (cell_of_item_) __builtin_prefetch(cell_of_item_->data() + s_.item[p + kAhead], 1);
       }
-      const SortedItem& it = s_.items[p];
-      const uint32_t c = it.col;
+      const uint32_t c = s_.col[p];
       uint64_t& slot = cols_[c].seen;
       if ((slot & ~uint64_t(0xFFFFFFFF)) != tag) {
         slot = tag | uint32_t(t_.row.size());
@@ -184,11 +191,11 @@ class CellPass {
         w2_.emplace_back();
       }
       const uint32_t k = uint32_t(slot);
-      const double wi = it.weight;
+      const double wi = weighted_ ? s_.weight[p] : 1.0;
       ++t_.count[k];
       w_[k - first].add(wi);
       w2_[k - first].add(wi * wi);
-      if (cell_of_item_) (*cell_of_item_)[it.item] = k;
+      if (cell_of_item_) (*cell_of_item_)[s_.item[p]] = k;
     }
   }
 
@@ -213,6 +220,7 @@ class CellPass {
 
   const ItemsByRow& s_;
   const size_t m_;
+  const bool weighted_;
   BigVector<uint32_t>* cell_of_item_;
   BigVector<ColumnState> cols_;
   std::vector<KahanSum> w_, w2_;  // the current row's cells
@@ -230,8 +238,8 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
   const size_t n = rows.size();
   if (n >= kNone) throw std::length_error("clusterscore: more than 2^32-2 items");
   if (cell_of_item) cell_of_item->assign(n, kNone);
-  const ItemsByRow s = sort_by_row(rows, cols, weights, n_rows);
-  return CellPass(s, n_rows, n_cols, cell_of_item).run();
+  const ItemsByRow s = sort_by_row(rows, cols, weights, n_rows, cell_of_item != nullptr);
+  return CellPass(s, n_rows, n_cols, weights != nullptr, cell_of_item).run();
 }
 
 CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item) {

@@ -6,10 +6,12 @@
   items, changed clusters) at every level (SPEC §3).
 - `sample_pairs(base, exp, pairs=N, seed=S)` and `estimate(sample, verdicts)`: judge the
   difference with human verdicts on weighted pairs (SPEC §4).
+- `release_memory()`: hand the big arrays kept for reuse back to the operating system.
 """
 
 from ._diff import Diff, diff
 from ._evaluate import Evaluation, evaluate
+from ._memory import release_memory
 from ._sample import PairSample, estimate, load_sample, sample_pairs
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "estimate",
     "evaluate",
     "load_sample",
+    "release_memory",
     "sample_pairs",
 ]
 __version__ = "0.1.0"

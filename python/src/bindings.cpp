@@ -428,6 +428,11 @@ NB_MODULE(_core, m) {
       },
       nb::arg("items"), nb::arg("weights").none());
   m.def("contributions", &contributions_dict);
+  m.def("release_memory", [] {
+    const uint64_t cached = detail::big_alloc_stats().cached_bytes;
+    detail::big_release_cached();
+    return cached;
+  });
   m.def("label_cells", &label_cells, nb::arg("a"), nb::arg("b"), nb::arg("weights").none());
 
   nb::class_<Coverage>(m, "Coverage")

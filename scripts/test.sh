@@ -9,8 +9,8 @@ export PATH="$PWD/.venv/bin:$PATH"
 echo "== format and lint"
 ruff check python tests bench examples
 ruff format --check python tests bench examples
-clang-format --dry-run --Werror include/clusterscore/*.h src/*.cpp src/detail/* \
-  python/src/*.cpp tests/cpp/*.cpp tests/cpp/*.h examples/cpp/*.cpp
+clang-format --dry-run --Werror include/clusterscore/*.h src/*.cpp src/*.h src/detail/* \
+  python/src/*.cpp tests/cpp/*.cpp tests/cpp/*.h examples/cpp/*.cpp bench/cpp/*.cpp
 
 echo "== C++ tests"
 cmake --preset release >/dev/null

@@ -32,6 +32,7 @@
 #include <vector>
 
 #if defined(__linux__)
+#include <pthread.h>
 #include <sys/mman.h>
 #endif
 
@@ -123,6 +124,9 @@ class BlockCache {
     keep(start, bytes, now);
   }
 
+  void lock() { mu_.lock(); }
+  void unlock() { mu_.unlock(); }
+
   void release() {
     std::lock_guard<std::mutex> lock(mu_);
     while (!by_size_.empty()) unmap_block(by_size_.begin()->second);
@@ -192,8 +196,17 @@ class BlockCache {
 };
 
 // Never destroyed: vectors freed during static destruction may still return blocks.
+BlockCache* the_cache = nullptr;
+
+// A fork() while another thread holds the cache's lock would leave the child's lock held
+// forever: the lock is taken around fork and released on both sides (as malloc does).
 BlockCache& cache() {
-  static BlockCache* c = new BlockCache;
+  static BlockCache* c = [] {
+    the_cache = new BlockCache;
+    pthread_atfork([] { the_cache->lock(); }, [] { the_cache->unlock(); },
+                   [] { the_cache->unlock(); });
+    return the_cache;
+  }();
   return *c;
 }
 

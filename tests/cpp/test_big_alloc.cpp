@@ -1,6 +1,8 @@
 // The cache of big blocks behind BigVector: reuse, best fit with splitting, merging of
 // neighbours, misses served by moving cached pages, and the bound on memory held.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -146,3 +148,23 @@ TEST_F(BigAlloc, BigVectorsReuseBlocksWithCorrectContents) {
 }
 
 }  // namespace
+
+// The cache's lock is taken around fork() and released on both sides: a child can
+// allocate and free, and so can the parent after it.
+TEST_F(BigAlloc, ForkedChildAndParentKeepUsingTheCache) {
+  void* before = big_allocate(8 * kMiB);
+  big_deallocate(before, 8 * kMiB);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    char* p = static_cast<char*>(big_allocate(16 * kMiB));
+    p[0] = 1;
+    big_deallocate(p, 16 * kMiB);
+    _exit(big_alloc_stats().cached_bytes >= 16 * kMiB ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  void* after = big_allocate(8 * kMiB);
+  big_deallocate(after, 8 * kMiB);
+}

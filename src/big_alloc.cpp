@@ -86,11 +86,15 @@ class BlockCache {
   void* allocate(size_t bytes) {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.allocations;
-    stats_.live_bytes += bytes;
     expire(Clock::now());
     const auto fit = by_size_.lower_bound({bytes, nullptr});  // best fit, lowest address
-    if (fit == by_size_.end()) return assemble(bytes);
+    if (fit == by_size_.end()) {
+      char* out = assemble(bytes);
+      stats_.live_bytes += bytes;
+      return out;
+    }
     ++stats_.hits;
+    stats_.live_bytes += bytes;
     const auto [have, data] = *fit;
     const Clock::time_point freed = by_addr_.at(data).freed;
     forget(data);
@@ -129,7 +133,7 @@ class BlockCache {
 
   void release() {
     std::lock_guard<std::mutex> lock(mu_);
-    while (!by_size_.empty()) unmap_block(by_size_.begin()->second);
+    unmap_all();
   }
 
   BigAllocStats stats() {
@@ -147,7 +151,13 @@ class BlockCache {
   // from the front, and reservations may leave the back untouched). The last block moved
   // may be split, its rest staying cached.
   char* assemble(size_t bytes) {
-    char* out = map_fresh(bytes);
+    char* out = nullptr;
+    try {
+      out = map_fresh(bytes);
+    } catch (const std::bad_alloc&) {  // out of address space: what is cached goes first
+      unmap_all();
+      out = map_fresh(bytes);
+    }
     size_t filled = 0;
     while (filled < bytes && !by_size_.empty()) {
       const auto [have, data] = *by_size_.rbegin();
@@ -175,6 +185,9 @@ class BlockCache {
     stats_.cached_bytes -= it->second.bytes;
     --stats_.cached_blocks;
     by_addr_.erase(it);
+  }
+  void unmap_all() {
+    while (!by_size_.empty()) unmap_block(by_size_.begin()->second);
   }
   void unmap_block(char* data) {
     const size_t bytes = by_addr_.at(data).bytes;

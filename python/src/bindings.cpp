@@ -7,7 +7,6 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
-#include <array>
 #include <deque>
 #include <memory>
 
@@ -97,24 +96,26 @@ nb::dict per_item_dict(const Comparison& c) {
   BigVector<uint32_t> items = c.common_items();
   const JoinedClusterings& j = c.joined();
   const MetricTable counts = c.cell_counts();
-  const std::array<const MetricTable*, 2> tables = {&counts, &c.cell_metrics()};
+  const MetricTable& means = c.cell_metrics();
   BigVector<uint64_t> b_row(items.size());
   BigVector<double> weight(items.size());
-  for (size_t n = 0; n < items.size(); ++n) {
-    b_row[n] = j.b_cluster_first_row[j.b_cluster[items[n]]];
-    weight[n] = j.weight[items[n]];
+  std::vector<BigVector<double>> cols(counts.width() + means.width(),
+                                      BigVector<double>(items.size()));
+  for (size_t n = 0; n < items.size(); ++n) {  // each item's cell rows are read once
+    const uint32_t i = items[n], cell = c.cell_of_item()[i];
+    b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
+    weight[n] = j.weight[i];
+    for (size_t k = 0; k < counts.width(); ++k) cols[k][n] = counts.at(cell, k);
+    for (size_t k = 0; k < means.width(); ++k) cols[counts.width() + k][n] = means.at(cell, k);
   }
   nb::dict d;
-  for (const MetricTable* m : tables) {
-    for (size_t k = 0; k < m->width(); ++k) {
-      BigVector<double> col(items.size());
-      for (size_t n = 0; n < items.size(); ++n) col[n] = m->at(c.cell_of_item()[items[n]], k);
-      d[m->names[k].c_str()] = to_numpy(std::move(col));
-    }
-  }
   d["item"] = to_numpy(std::move(items));
   d["b_cluster_row"] = to_numpy(std::move(b_row));
   d["weight"] = to_numpy(std::move(weight));
+  for (size_t k = 0; k < counts.width(); ++k)
+    d[counts.names[k].c_str()] = to_numpy(std::move(cols[k]));
+  for (size_t k = 0; k < means.width(); ++k)
+    d[means.names[k].c_str()] = to_numpy(std::move(cols[counts.width() + k]));
   return d;
 }
 

@@ -87,14 +87,19 @@ def take(column: pa.Array | pa.ChunkedArray, indices: Any) -> pa.Array | pa.Chun
     if len(pos) and (pos.min() < 0 or pos.max() >= bounds[-1]):
         raise IndexError("take: index out of bounds")
     chunk_of = np.searchsorted(bounds, pos, side="right") - 1
-    order = np.argsort(chunk_of, kind="stable")
-    parts = [
-        column.chunk(int(k)).take(pa.array(pos[order][chunk_of[order] == k] - bounds[k]))
-        for k in np.unique(chunk_of)
-    ]
+    order = np.argsort(chunk_of, kind="stable")  # the rows grouped by chunk, once
+    pos, chunk_of = pos[order], chunk_of[order]
+    ends = np.searchsorted(chunk_of, np.arange(column.num_chunks), side="right")
+    parts, start = [], 0
+    for k, end in enumerate(ends):
+        if end > start:
+            parts.append(column.chunk(k).take(pa.array(pos[start:end] - bounds[k])))
+        start = end
     if not parts:
         return pa.array([], type=column.type)
-    got = pa.concat_arrays(parts).take(pa.array(np.argsort(order, kind="stable")))
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))  # where each requested row landed
+    got = pa.concat_arrays(parts).take(pa.array(back))
     if idx.null_count == 0:
         return got
     return pc.if_else(idx.is_valid(), got, pa.scalar(None, type=column.type))

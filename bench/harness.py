@@ -34,12 +34,9 @@ def reset_peak() -> None:
 def release_cached() -> None:
     """Memory a previous measurement in this process left in clusterscore's block cache
     would otherwise serve this one and hide its peak."""
-    try:
-        import clusterscore
+    import clusterscore
 
-        clusterscore.release_memory()
-    except ImportError:
-        pass
+    clusterscore.release_memory()
 
 
 def measure(kind: str, n: int, repeat: int, run: Callable[[], object]) -> dict:

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     for (size_t k = 0; k < size && i < n; ++k) truth[i++] = int64_t(label);
     ++label;
   }
+  std::shuffle(truth.begin(), truth.end(), rng);  // files are rarely grouped by cluster
   std::vector<size_t> perm(n);
   for (size_t i = 0; i < n; ++i) perm[i] = i;
   std::shuffle(perm.begin(), perm.end(), rng);

@@ -41,21 +41,27 @@ template <class T>
 struct HugePageAllocator {
   using value_type = T;
   static constexpr size_t kThreshold = size_t(1) << 22;
+  static constexpr bool kOverAligned = alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
+  static constexpr std::align_val_t kAlign{alignof(T)};
 
   HugePageAllocator() noexcept = default;
   template <class U>
   HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
 
+  // Small blocks come from operator new, with T's alignment if it is stricter than new's.
   T* allocate(size_t n) {
     const size_t bytes = n * sizeof(T);
-    if (bytes < kThreshold) return static_cast<T*>(::operator new(bytes));
-    return static_cast<T*>(detail::big_allocate(bytes));
+    if (bytes >= kThreshold) return static_cast<T*>(detail::big_allocate(bytes));
+    if constexpr (kOverAligned) return static_cast<T*>(::operator new(bytes, kAlign));
+    return static_cast<T*>(::operator new(bytes));
   }
   void deallocate(T* p, size_t n) noexcept {
-    if (n * sizeof(T) < kThreshold)
-      ::operator delete(p);
-    else
+    if (n * sizeof(T) >= kThreshold)
       detail::big_deallocate(p, n * sizeof(T));
+    else if constexpr (kOverAligned)
+      ::operator delete(p, kAlign);
+    else
+      ::operator delete(p);
   }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept {

@@ -19,7 +19,7 @@ void check_weights(const ItemsInput& t);
 // Rows per partition when none is given (at most; 1e7 rows make 512 partitions of ~20k).
 // Measured at 1e7 (join alone, best of 12): 8192 rows 0.66 s, 16384 0.51 s, 32768 0.45 s,
 // 65536 0.46 s. Fewer partitions mean fewer write streams when scattering, which
-// matters more than the hash table (16 B a slot, at most half full) fitting in L2.
+// matters more than the hash table (16 B a slot, a quarter full) fitting in L2.
 inline constexpr size_t kPartitionRows = 32768;
 
 // The join of integer item ids (all three columns kInt64): fills every field of `j` but

@@ -30,7 +30,13 @@ struct Sums {
     double* __restrict c = comp.data();
     for (size_t k = 0; k < sum.size(); ++k) detail::neumaier_add(s[k], c[k], w * v[k]);
   }
-  double metric(size_t k) const { return sum[k] + comp[k]; }
+  // The weighted means, in one loop the compiler vectorises: a division per metric and
+  // group, one at a time, was a third of the time of per-cluster tables.
+  void means(double w, double* __restrict out) const {
+    const double* __restrict s = sum.data();
+    const double* __restrict c = comp.data();
+    for (size_t k = 0; k < sum.size(); ++k) out[k] = (s[k] + c[k]) / w;
+  }
   void clear() {
     count = 0;
     weight = {};
@@ -42,7 +48,7 @@ struct Sums {
 class Aggregator {
  public:
   Aggregator(const MetricTable& per_cell, const Units& units)
-      : m_(per_cell), u_(units), k_(per_cell.width()) {}
+      : m_(per_cell), u_(units), k_(per_cell.width()), mean_(k_) {}
 
   uint32_t cell(size_t u) const { return u_.cell.empty() ? uint32_t(u) : u_.cell[u]; }
   bool skip(size_t u) const { return u_.group[u] == kNone || cell(u) == kNone; }
@@ -72,7 +78,8 @@ class Aggregator {
     out->group.push_back(g);
     out->items.push_back(s.count);
     out->weight.push_back(w);
-    for (size_t k = 0; k < k_; ++k) out->columns[k].push_back(s.metric(k) / w);
+    s.means(w, mean_.data());
+    for (size_t k = 0; k < k_; ++k) out->columns[k].push_back(mean_[k]);
   }
 
   void in_place(size_t n_groups, GroupTable* out) const {
@@ -81,22 +88,28 @@ class Aggregator {
       prefetch(u + kPrefetch);
       if (!skip(u)) add(u, &sums[u_.group[u]]);
     }
+    reserve(size_t(std::count_if(sums.begin(), sums.end(), [](auto& s) { return s.count > 0; })),
+            out);
     for (size_t g = 0; g < n_groups; ++g) emit(uint32_t(g), sums[g], out);
   }
 
-  // Units already in non-decreasing group order (cells by row) are summed run by run.
-  void runs(GroupTable* out) const {
+  // Units already in non-decreasing group order (cells by row) are summed run by run;
+  // skipped units may come between those of one group. `groups`: how many runs.
+  void runs(size_t groups, GroupTable* out) const {
+    reserve(groups, out);
     Sums s(k_);
-    size_t u = 0;
-    while (u < u_.group.size()) {
-      const uint32_t g = u_.group[u];
-      s.clear();
-      for (; u < u_.group.size() && u_.group[u] == g; ++u) {
-        prefetch(u + kPrefetch);
-        if (!skip(u)) add(u, &s);
+    uint32_t g = kNone;
+    for (size_t u = 0; u < u_.group.size(); ++u) {
+      prefetch(u + kPrefetch);
+      if (skip(u)) continue;
+      if (u_.group[u] != g) {
+        if (g != kNone) emit(g, s, out);
+        g = u_.group[u];
+        s.clear();
       }
-      if (g != kNone) emit(g, s, out);
+      add(u, &s);
     }
+    if (g != kNone) emit(g, s, out);
   }
 
   // A counting sort of the units by group (positions fit 32 bits: units < kNone); the
@@ -136,15 +149,18 @@ class Aggregator {
     }
   }
 
-  // Group codes never decrease from one unit to the next (kNone units aside).
-  bool in_group_order() const {
-    uint32_t last = 0;
-    for (uint32_t g : u_.group) {
-      if (g == kNone) continue;
-      if (g < last) return false;
-      last = g;
+  // If group codes never decrease from one unit to the next (skipped units aside), the
+  // number of groups met; else 0.
+  size_t groups_in_order() const {
+    size_t groups = 0;
+    uint32_t last = kNone;
+    for (size_t u = 0; u < u_.group.size(); ++u) {
+      if (skip(u) || u_.group[u] == last) continue;
+      if (last != kNone && u_.group[u] < last) return 0;
+      last = u_.group[u];
+      ++groups;
     }
-    return true;
+    return groups;
   }
 
   void reserve(size_t groups, GroupTable* out) const {
@@ -158,6 +174,7 @@ class Aggregator {
   const MetricTable& m_;
   const Units& u_;
   size_t k_;
+  mutable std::vector<double> mean_;  // emit()'s scratch
 };
 
 }  // namespace
@@ -181,8 +198,8 @@ GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_g
   const size_t k = out.names.size();
   if (n_groups * (k + 1) * sizeof(detail::KahanSum) <= kInPlaceBytes)
     a.in_place(n_groups, &out);
-  else if (a.in_group_order())
-    a.runs(&out);
+  else if (const size_t groups = a.groups_in_order(); groups > 0)
+    a.runs(groups, &out);
   else
     a.sorted(n_groups, &out);
   return out;

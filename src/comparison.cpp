@@ -132,22 +132,27 @@ ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const
 Coverage Comparison::coverage() const {
   const JoinedClusterings& j = joined_;
   Coverage c;
-  detail::KahanSum a, b, t, ao, bo;
+  // The common items' weight is the cells' total (a compensated sum of the same weights,
+  // cell by cell, and the one every metric divides by); only items on one side are added
+  // here, one by one: five compensated sums per item took 25 ms at 1e7.
+  detail::KahanSum ao, bo;
   for (size_t i = 0; i < j.n_items(); ++i) {
     const bool in_a = j.a_cluster[i] != kNone, in_b = j.b_cluster[i] != kNone;
-    const double w = j.weight[i];
-    if (in_a) a.add(w);
-    if (in_b) b.add(w);
-    if (in_a && in_b) t.add(w);
-    if (in_a && !in_b) ao.add(w), ++c.a_only_items;
-    if (in_b && !in_a) bo.add(w), ++c.b_only_items;
+    if (in_a == in_b) continue;
+    if (in_a)
+      ao.add(j.weight[i]), ++c.a_only_items;
+    else
+      bo.add(j.weight[i]), ++c.b_only_items;
   }
+  detail::KahanSum a{cells_.total_weight, 0.0}, b{cells_.total_weight, 0.0};
+  a.add(ao);
+  b.add(bo);
   c.a_items = j.a_rows;
   c.b_items = j.b_rows;
   c.common_items = cells_.total_count;
   c.a_weight = a.value();
   c.b_weight = b.value();
-  c.common_weight = t.value();
+  c.common_weight = cells_.total_weight;
   c.a_only_weight = ao.value();
   c.b_only_weight = bo.value();
   c.a_clusters = j.n_a_clusters();

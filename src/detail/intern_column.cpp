@@ -105,6 +105,11 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
                   [&](size_t r) { return number(interner.insert_key(pack_row(col, r, end))); });
   }
   Interner interner(col.is_string(), col.size / 8 + 16);
+  if (!col.is_string())
+    return assign(col, first_row, [&](size_t r) {
+      if (r + kPrefetch < col.size) interner.prefetch_key(uint64_t(col.ints[r + kPrefetch]));
+      return number(interner.insert_key(uint64_t(col.ints[r])));
+    });
   return assign(col, first_row, [&](size_t r) {
     if (r + kPrefetch < col.size && !col.is_null(r + kPrefetch))
       interner.prefetch(col, r + kPrefetch);

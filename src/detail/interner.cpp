@@ -33,12 +33,7 @@ std::pair<uint32_t, bool> Interner::insert(const IdColumn& col, size_t row) {
   return {id, true};
 }
 
-std::pair<uint32_t, bool> Interner::insert_key(uint64_t key) {
-  size_t i = slot_of(key);
-  while (slots_[i].id != kNone) {
-    if (slots_[i].key == key) return {slots_[i].id, false};
-    i = (i + 1) & mask_;
-  }
+std::pair<uint32_t, bool> Interner::add_key(size_t i, uint64_t key) {
   const uint32_t id = uint32_t(size_++);
   slots_[i] = Slot{key, id};
   if (size_ * 8 > slots_.size() * 5) grow();

@@ -24,7 +24,15 @@ class Interner {
   // Returns {dense id, true if newly inserted}. Throws if more than 2^32-2 ids.
   std::pair<uint32_t, bool> insert(const IdColumn& col, size_t row);
   // Integer-key interners only: the same for a bare 64-bit key (cells, group tuples).
-  std::pair<uint32_t, bool> insert_key(uint64_t key);
+  // Inline: it is the inner loop of interning cluster ids, slice values and cells.
+  std::pair<uint32_t, bool> insert_key(uint64_t key) {
+    size_t i = slot_of(key);
+    while (slots_[i].id != kNone) {
+      if (slots_[i].key == key) return {slots_[i].id, false};
+      i = (i + 1) & mask_;
+    }
+    return add_key(i, key);
+  }
   uint32_t find_key(uint64_t key) const;
   void prefetch_key(uint64_t key) const { __builtin_prefetch(&slots_[slot_of(key)]); }
   // Dense id of the row's value, or kNone.
@@ -55,6 +63,7 @@ class Interner {
     const Ref& r = refs_[s.id];
     return cols_[r.col].str(r.row) == col.str(row);
   }
+  std::pair<uint32_t, bool> add_key(size_t i, uint64_t key);  // at empty slot i
   void grow();
   uint32_t column_index(const IdColumn& col);
 

@@ -4,6 +4,7 @@
 // machine gets (src/detail/simd.h).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "clusterscore/aggregate.h"
@@ -32,7 +33,15 @@ Case random_case(std::mt19937_64& rng, size_t width, size_t units, size_t groups
     c.weight.push_back(w(rng));
     c.count.push_back(1 + rng() % 5);
   }
-  if (runs) std::sort(c.group.begin(), c.group.end());  // kNone last
+  if (runs) {  // groups in order, with skipped units (kNone) left between them
+    std::vector<uint32_t> kept;
+    for (uint32_t g : c.group)
+      if (g != kNone) kept.push_back(g);
+    std::sort(kept.begin(), kept.end());
+    auto next = kept.begin();
+    for (uint32_t& g : c.group)
+      if (g != kNone) g = *next++;
+  }
   return c;
 }
 

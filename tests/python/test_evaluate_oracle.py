@@ -120,3 +120,17 @@ def test_boolean_filter_is_a_slice():
     df = cs.evaluate(truth, actual, items).per_slice("vip").set_index("vip")
     want = mean_over(ref, w, [i for i in range(40) if flag[i]])
     assert_rows(df.loc[True], want, GROUP_COLS)
+
+
+def test_many_slices_in_item_order_with_items_missing_between():
+    """Slice values met in order along the truth's rows, with items the actual lacks in
+    between: the aggregation sums such groups run by run, and once emitted a group twice
+    (too many groups for per-group sums in cache, so that path is taken)."""
+    n = 30_000
+    truth = {i: i // 3 for i in range(n)}
+    actual = {i: i // 2 for i in range(n) if i % 6 != 1}  # the middle of every other slice
+    items = pd.DataFrame({"item_id": range(n), "slice": [i // 3 for i in range(n)]})
+    df = cs.evaluate(truth, actual, items).per_slice("slice")
+    assert df["slice"].is_unique
+    assert len(df) == n // 3
+    assert df["items"].sum() == len(actual)

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "clusterscore/clustering.h"
 #include "detail/kahan.h"
@@ -43,6 +44,17 @@ struct Sums {
     std::fill(sum.begin(), sum.end(), 0.0);
     std::fill(comp.begin(), comp.end(), 0.0);
   }
+};
+
+// A unit as the sorted path carries it.
+struct WeightedUnit {
+  double weight;
+  uint32_t cell;
+};
+struct CountedUnit {
+  double weight;
+  uint64_t count;
+  uint32_t cell;
 };
 
 class Aggregator {
@@ -112,10 +124,20 @@ class Aggregator {
     if (g != kNone) emit(g, s, out);
   }
 
-  // A counting sort of the units by group (positions fit 32 bits: units < kNone); the
+  // A counting sort of the units by group, as records that carry what the sum pass needs
+  // but the metric row: the scatter writes one line per unit either way, and the sum pass
+  // then reads one line per unit at random instead of three (row, weight, count). The
   // group counters are hit at random, so they are prefetched, and next[] two steps ahead
   // of the positions it gives.
   void sorted(size_t n_groups, GroupTable* out) const {
+    if (u_.count.empty())
+      sorted_as<WeightedUnit>(n_groups, out);
+    else
+      sorted_as<CountedUnit>(n_groups, out);
+  }
+
+  template <class Rec>
+  void sorted_as(size_t n_groups, GroupTable* out) const {
     const size_t n = u_.group.size();
     BigVector<uint32_t> start(n_groups + 1, 0);
     for (size_t u = 0; u < n; ++u) {
@@ -128,25 +150,43 @@ class Aggregator {
       start[g + 1] += start[g];
     }
     reserve(non_empty, out);
-    BigVector<uint32_t> order(start[n_groups]);
+    BigBuffer<Rec> order(start[n_groups]);
     BigVector<uint32_t> next(start.begin(), start.end() - 1);
     for (size_t u = 0; u < n; ++u) {
       if (u + 2 * kPrefetch < n && u_.group[u + 2 * kPrefetch] != kNone)
         __builtin_prefetch(&next[u_.group[u + 2 * kPrefetch]]);
       if (u + kPrefetch < n && !skip(u + kPrefetch))
         __builtin_prefetch(&order[next[u_.group[u + kPrefetch]]], 1);
-      if (!skip(u)) order[next[u_.group[u]]++] = uint32_t(u);
+      if (!skip(u)) order[next[u_.group[u]]++] = record<Rec>(u);
     }
     Sums s(k_);
     for (size_t g = 0; g < n_groups; ++g) {
       if (start[g] == start[g + 1]) continue;
       s.clear();
       for (size_t p = start[g]; p < start[g + 1]; ++p) {
-        if (p + kPrefetch < order.size()) prefetch_unit(order[p + kPrefetch]);
+        if (p + kPrefetch < order.size()) __builtin_prefetch(m_.row(order[p + kPrefetch].cell));
         add(order[p], &s);
       }
       emit(uint32_t(g), s, out);
     }
+  }
+
+  template <class Rec>
+  Rec record(size_t u) const {
+    if constexpr (std::is_same_v<Rec, CountedUnit>)
+      return {u_.weight[u], u_.count[u], cell(u)};
+    else
+      return {u_.weight[u], cell(u)};
+  }
+  // add(u) for a sorted record: the same terms in the same order.
+  template <class Rec>
+  void add(const Rec& r, Sums* s) const {
+    if constexpr (std::is_same_v<Rec, CountedUnit>)
+      s->count += r.count;
+    else
+      s->count += 1;
+    s->weight.add(r.weight);
+    s->add_metrics(r.weight, m_.row(r.cell));
   }
 
   // If group codes never decrease from one unit to the next (skipped units aside), the

@@ -17,6 +17,10 @@ namespace {
 // which touches far less memory than millions of accumulator sets would.
 constexpr size_t kInPlaceBytes = size_t(1) << 20;
 using detail::kPrefetch;
+// The in-place loop does so little per unit that its metric-row prefetches must be issued
+// further ahead to keep enough misses in flight: at 1e7 items, 32 units ahead took
+// per-slice sums from 0.112 to 0.096 s (64: no better).
+constexpr size_t kGatherAhead = 2 * kPrefetch;
 
 // One group's running sums. The metric sums are kept as two arrays (sums, compensations),
 // not as KahanSums, so that adding a unit's metrics is one loop the compiler vectorises.
@@ -97,7 +101,7 @@ class Aggregator {
   void in_place(size_t n_groups, GroupTable* out) const {
     std::vector<Sums> sums(n_groups, Sums(k_));
     for (size_t u = 0; u < u_.group.size(); ++u) {
-      prefetch(u + kPrefetch);
+      prefetch(u + kGatherAhead);
       if (!skip(u)) add(u, &sums[u_.group[u]]);
     }
     reserve(size_t(std::count_if(sums.begin(), sums.end(), [](auto& s) { return s.count > 0; })),

@@ -140,12 +140,10 @@ class PartTable {
   uint32_t tag_ = 0;  // this partition's: (partition + 1) << 3; partitions < 2^17
 };
 
-// The earliest row found to repeat an id (and, for A, the row it repeats).
+// The earliest row found to repeat an id (the row it repeats is found again by a scan).
 struct FirstRepeat {
-  size_t first = 0, row = std::numeric_limits<size_t>::max();
-  void note(size_t f, size_t r) {
-    if (r < row) first = f, row = r;
-  }
+  size_t row = std::numeric_limits<size_t>::max();
+  void note(size_t r) { row = std::min(row, r); }
   bool found() const { return row != std::numeric_limits<size_t>::max(); }
 };
 
@@ -161,7 +159,8 @@ class IntJoin {
         detail::intern_column(b_.clusters, &j_->b_cluster_first_row);
     const unsigned bits = partition_bits(partition_rows);
     const Partitions pa = join_partitions(bits, b_row_cluster);
-    if (a_repeat_.found()) duplicate(a_.role, a_.items, a_repeat_.first, a_repeat_.row);
+    if (a_repeat_.found())
+      duplicate(a_.role, a_.items, first_row_with(a_.items, a_repeat_.row), a_repeat_.row);
     if (b_repeat_.found())
       duplicate(b_.role, b_.items, first_row_with(b_.items, b_repeat_.row), b_repeat_.row);
     if (t_) check_weights(*t_);
@@ -177,7 +176,7 @@ class IntJoin {
     Partitions pa = partition(a_.items, nullptr, nullptr, bits);
     const Partitions pb = partition(b_.items, b_row_cluster.data(), nullptr, bits);
     const Partitions pt = t_ ? partition(t_->items, nullptr, t_->weights, bits) : Partitions{};
-    in_a_.assign((b_.items.size + 63) / 64, 0);
+    b_only_.assign((b_.items.size + 63) / 64, 0);
     PartTable table;
     for (size_t p = 0; p < (size_t(1) << bits); ++p) {
       // Sized for the larger side: when A is a small truth, most ids are B's own.
@@ -194,9 +193,9 @@ class IntJoin {
   // the partitions. B-only items are appended later: room is reserved for exactly them
   // (a cached block given to a reservation stays resident even where it is not used).
   void unpartition(const Partitions& pa, unsigned bits) {
-    size_t b_in_a = 0;
-    for (uint64_t word : in_a_) b_in_a += size_t(std::popcount(word));
-    const size_t n = a_.items.size, all = n + b_.items.size - b_in_a;
+    size_t b_only = 0;
+    for (uint64_t word : b_only_) b_only += size_t(std::popcount(word));
+    const size_t n = a_.items.size, all = n + b_only;
     j_->b_cluster.reserve(all);
     j_->weight.reserve(all);
     if (t_) j_->items_row.reserve(all);
@@ -217,21 +216,21 @@ class IntJoin {
     return bits;
   }
 
-  // Puts partition p of A in the table, then turns its entries into "nothing found yet".
+  // Puts partition p of A in the table, turning each entry into "nothing found yet" as it
+  // goes (a repeat's first row is found again by a scan, as for B).
   void add_a(Partitions& pa, size_t p, PartTable& table) {
     for (size_t e = pa.start[p]; e < pa.start[p + 1]; ++e) {
       if (e + kPrefetch < pa.start[p + 1]) table.prefetch(pa.entries[e + kPrefetch].tuple.hash);
-      const Tuple& x = pa.entries[e].tuple;
+      const Tuple x = pa.entries[e].tuple;
+      pa.entries[e].found = {kNone, kNone, 1.0};
       Slot& s = table.find_or_add(x.hash);
       if (s.in(kInA)) {
-        a_repeat_.note(pa.entries[s.row].tuple.row, x.row);
+        a_repeat_.note(x.row);
         continue;
       }
       s.row = uint32_t(e);
       s.tag |= kInA;
     }
-    for (size_t e = pa.start[p]; e < pa.start[p + 1]; ++e)
-      pa.entries[e].found = {kNone, kNone, 1.0};
   }
 
   void add_b(const Partitions& pb, size_t p, PartTable& table, Partitions& pa) {
@@ -240,14 +239,14 @@ class IntJoin {
       const Tuple& x = pb.entries[e].tuple;
       Slot& s = table.find_or_add(x.hash);
       if (s.in(kInB)) {
-        b_repeat_.note(0, x.row);
+        b_repeat_.note(x.row);
       } else if (s.in(kInA)) {
         s.tag |= kInB;
         pa.entries[s.row].found.b_cluster = x.extra;
-        in_a_[x.row >> 6] |= uint64_t(1) << (x.row & 63);
       } else {
         s.row = x.row;
         s.tag |= kInB;
+        b_only_[x.row >> 6] |= uint64_t(1) << (x.row & 63);
       }
     }
   }
@@ -259,7 +258,7 @@ class IntJoin {
       const Tuple& x = pt.entries[e].tuple;
       Slot& s = table.find_or_add(x.hash);
       if (s.in(kInItems)) {
-        t_repeat_.note(0, x.row);
+        t_repeat_.note(x.row);
       } else if (s.in(kInA)) {
         s.tag |= kInItems;
         Found& f = pa.entries[s.row].found;
@@ -279,7 +278,7 @@ class IntJoin {
   // Numbers the items found only in B after A's, in B's row order; sets their B cluster,
   // their items-table rows, and every item's weight.
   void append_b_only(const BigVector<uint32_t>& b_row_cluster) {
-    const size_t words = in_a_.size(), a_rows = a_.items.size;
+    const size_t words = b_only_.size(), a_rows = a_.items.size;
     b_only_before_.assign(words + 1, 0);  // B-only rows among B rows [0, 64 w)
     for (size_t w = 0; w < words; ++w)
       b_only_before_[w + 1] = b_only_before_[w] + size_t(std::popcount(b_only_bits(w)));
@@ -294,11 +293,8 @@ class IntJoin {
     if (t_) add_b_only_items_rows_and_weights();
   }
 
-  // The bits of B rows 64 w .. 64 w + 63 whose item is not in A (none past the end).
-  uint64_t b_only_bits(size_t w) const {
-    const size_t width = std::min<size_t>(64, b_.items.size - 64 * w);
-    return ~in_a_[w] & (width == 64 ? ~uint64_t(0) : (uint64_t(1) << width) - 1);
-  }
+  // The bits of B rows 64 w .. 64 w + 63 whose item is not in A.
+  uint64_t b_only_bits(size_t w) const { return b_only_[w]; }
 
   void add_b_only_items_rows_and_weights() {
     j_->items_row.resize(j_->n_items(), kNone);
@@ -315,7 +311,9 @@ class IntJoin {
   const ClusteringInput& b_;
   const ItemsInput* t_;
   JoinedClusterings* j_;
-  BigVector<uint64_t> in_a_;  // per B row, one bit: its item is in A
+  // Per B row, one bit: its item is not in A. Set for those rows only, which are usually
+  // few: a bit set per common item was a random write per B row.
+  BigVector<uint64_t> b_only_;
   std::vector<uint64_t> b_only_before_;
   std::vector<std::pair<uint32_t, uint32_t>> b_only_items_;  // (B row, items-table row)
   FirstRepeat a_repeat_, b_repeat_, t_repeat_;

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 
 #include "detail/intern_column.h"
@@ -70,6 +71,40 @@ TEST(InternColumn, DenseIntegersMapDirectly) {
   const BigVector<uint32_t> codes = clusterscore::detail::intern_column(cstest::ints(v), &first);
   EXPECT_EQ(codes, (BigVector<uint32_t>{0, 1, 0, 2, 1, 3}));
   EXPECT_EQ(first, (BigVector<uint64_t>{0, 1, 3, 5}));
+}
+
+// Sparse integers (not a dense range) against a map oracle: ids in order of first
+// appearance, with and without nulls (which share one id of their own), through growth.
+TEST(InternColumn, SparseIntegersInFirstSeenOrderWithAndWithoutNulls) {
+  std::mt19937_64 rng(5);
+  std::vector<int64_t> v(50000);
+  std::vector<uint8_t> valid(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    v[i] = int64_t(rng() % 20000) * 1000003 - (int64_t(1) << 40);
+    valid[i] = rng() % 7 != 0;
+  }
+  for (bool nulls : {false, true}) {
+    IdColumn col = cstest::ints(v);
+    if (nulls) col.valid = valid.data();
+    BigVector<uint64_t> first;
+    const BigVector<uint32_t> codes = clusterscore::detail::intern_column(col, &first);
+    std::map<int64_t, uint32_t> seen;
+    uint32_t null_id = kNone;
+    BigVector<uint64_t> want_first;
+    for (size_t i = 0; i < v.size(); ++i) {
+      uint32_t want;
+      if (col.is_null(i)) {
+        if (null_id == kNone) null_id = uint32_t(want_first.size()), want_first.push_back(i);
+        want = null_id;
+      } else {
+        auto [it, fresh] = seen.emplace(v[i], uint32_t(want_first.size()));
+        if (fresh) want_first.push_back(i);
+        want = it->second;
+      }
+      ASSERT_EQ(codes[i], want) << i << " nulls " << nulls;
+    }
+    EXPECT_EQ(first, want_first);
+  }
 }
 
 TEST(Concatenate, IntegerChunksInOrder) {

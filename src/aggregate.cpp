@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <stdexcept>
-#include <type_traits>
 
 #include "clusterscore/clustering.h"
 #include "detail/kahan.h"
@@ -50,16 +49,22 @@ struct Sums {
   }
 };
 
-// A unit as the sorted path carries it.
+// A unit as the sorted path carries it: 16 bytes unless an item count needs 64 bits.
 struct WeightedUnit {
   double weight;
   uint32_t cell;
 };
 struct CountedUnit {
   double weight;
+  uint32_t cell, count;
+};
+struct WideCountedUnit {
+  double weight;
   uint64_t count;
   uint32_t cell;
 };
+template <class Rec>
+concept Counted = requires(Rec r) { r.count; };
 
 class Aggregator {
  public:
@@ -136,8 +141,10 @@ class Aggregator {
   void sorted(size_t n_groups, GroupTable* out) const {
     if (u_.count.empty())
       sorted_as<WeightedUnit>(n_groups, out);
-    else
+    else if (std::all_of(u_.count.begin(), u_.count.end(), [](uint64_t c) { return c <= kNone; }))
       sorted_as<CountedUnit>(n_groups, out);
+    else
+      sorted_as<WideCountedUnit>(n_groups, out);
   }
 
   template <class Rec>
@@ -177,15 +184,16 @@ class Aggregator {
 
   template <class Rec>
   Rec record(size_t u) const {
-    if constexpr (std::is_same_v<Rec, CountedUnit>)
-      return {u_.weight[u], u_.count[u], cell(u)};
-    else
-      return {u_.weight[u], cell(u)};
+    Rec r{};
+    r.weight = u_.weight[u];
+    r.cell = cell(u);
+    if constexpr (Counted<Rec>) r.count = decltype(r.count)(u_.count[u]);
+    return r;
   }
   // add(u) for a sorted record: the same terms in the same order.
   template <class Rec>
   void add(const Rec& r, Sums* s) const {
-    if constexpr (std::is_same_v<Rec, CountedUnit>)
+    if constexpr (Counted<Rec>)
       s->count += r.count;
     else
       s->count += 1;

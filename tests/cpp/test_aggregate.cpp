@@ -83,3 +83,11 @@ TEST(Aggregate, EveryPathEqualsTheScalarCompensatedSumsBitForBit) {
         expect_reference(random_case(rng, width, 60000, groups, runs), groups);
       }
 }
+
+TEST(Aggregate, ItemCountsBeyond32BitsSurviveTheSortedPath) {
+  std::mt19937_64 rng(12);
+  Case c = random_case(rng, 3, 60000, 40000, false);
+  c.count[7] = (uint64_t(1) << 33) + 5;  // one unit's count needs 64 bits
+  c.group[7] = 0;                        // and is not skipped
+  expect_reference(c, 40000);
+}

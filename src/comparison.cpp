@@ -52,9 +52,12 @@ template <class T>
 bool gather_codes(const JoinedClusterings& j, const BigVector<T>& codes, ItemGrouping* g) {
   g->item_group.assign(j.n_items(), kNone);
   bool missing = false;
+  // The loop does so little per item that codes must be fetched four times the usual
+  // distance ahead to keep enough misses in flight (at 1e7: 0.087 -> 0.079 s).
+  constexpr size_t ahead = 4 * detail::kPrefetch;
   for (size_t i = 0; i < j.n_items(); ++i) {
-    if (i + detail::kPrefetch < j.n_items() && j.items_row[i + detail::kPrefetch] != kNone)
-      __builtin_prefetch(&codes[j.items_row[i + detail::kPrefetch]]);
+    if (i + ahead < j.n_items() && j.items_row[i + ahead] != kNone)
+      __builtin_prefetch(&codes[j.items_row[i + ahead]]);
     if (!j.in_both(i)) continue;
     const uint32_t row = j.items_row[i];
     missing |= row == kNone;

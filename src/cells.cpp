@@ -86,7 +86,7 @@ struct ItemRec {
   uint32_t col, item;
 };
 struct WeightRec {
-  uint32_t col, item;  // item: set only when cell_of_item is asked for
+  uint32_t col, item;  // item: read only when cell_of_item is asked for
   double weight;
 };
 template <class Rec>

@@ -1,8 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
 #include <set>
 
+#include "clusterscore/cells.h"
 #include "clusterscore/comparison.h"
+#include "detail/kahan.h"
 #include "helpers.h"
 
 using namespace clusterscore;
@@ -78,6 +83,69 @@ TEST(Cells, FromListsAddsRepeatsAndDerivesMarginals) {
   EXPECT_DOUBLE_EQ(t.row_weight[1], 2.0);
   EXPECT_EQ(t.total_count, 6u);
   EXPECT_THROW(cells_from_lists(1, 1, {1}, {0}, {1}, {1.0}, {1.0}), std::invalid_argument);
+}
+
+// build_cells against a map of (row, col) pairs, on random items (some outside T) with
+// every record the row sort may use: with weights, without weights but with each item's
+// cell, and with neither. Per cell: the items, Σw and Σw² (compensated, in item order, as
+// the map adds them), cells in row order then first appearance; marginals to rounding.
+TEST(Cells, BuildCellsAgreesWithAMapOfPairs) {
+  std::mt19937_64 rng(3);
+  const size_t n = 200000, n_rows = 30000, n_cols = 40000;
+  std::vector<uint32_t> rows(n), cols(n);
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) {
+    rows[i] = rng() % 13 == 0 ? kNone : uint32_t(rng() % n_rows);
+    cols[i] = rng() % 17 == 0 ? kNone : uint32_t(rng() % 5 == 0 ? rng() % n_cols : rows[i]);
+    w[i] = 0.25 + double(rng() % 1000) / 7.0;
+  }
+  for (int kind = 0; kind < 3; ++kind) {
+    SCOPED_TRACE(kind);
+    const bool weighted = kind == 0, with_cells = kind != 2;
+    BigVector<uint32_t> cell_of_item;
+    const CellTable t = build_cells(rows, cols, weighted ? w.data() : nullptr, n_rows, n_cols,
+                                    with_cells ? &cell_of_item : nullptr);
+    struct Want {
+      uint64_t count = 0;
+      detail::KahanSum w, w2;
+      size_t first = 0;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, Want> want;
+    for (size_t i = 0; i < n; ++i) {
+      if (rows[i] == kNone || cols[i] == kNone) continue;
+      const double wi = weighted ? w[i] : 1.0;
+      auto [it, fresh] = want.try_emplace({rows[i], cols[i]});
+      if (fresh) it->second.first = i;
+      ++it->second.count;
+      it->second.w.add(wi);
+      it->second.w2.add(wi * wi);
+    }
+    ASSERT_EQ(t.size(), want.size());
+    std::vector<std::pair<uint32_t, size_t>> order;  // (row, first item) of each cell
+    for (size_t k = 0; k < t.size(); ++k) {
+      const auto it = want.find({t.row[k], t.col[k]});
+      ASSERT_NE(it, want.end()) << k;
+      ASSERT_EQ(t.count[k], it->second.count) << k;
+      ASSERT_EQ(t.weight[k], it->second.w.value()) << k;
+      ASSERT_EQ(t.weight_sq[k], it->second.w2.value()) << k;
+      order.push_back({t.row[k], it->second.first});
+    }
+    EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
+    std::vector<double> col_w(n_cols, 0.0);
+    std::vector<uint64_t> col_n(n_cols, 0);
+    for (size_t k = 0; k < t.size(); ++k)
+      col_w[t.col[k]] += t.weight[k], col_n[t.col[k]] += t.count[k];
+    for (size_t c = 0; c < n_cols; ++c) {
+      ASSERT_EQ(t.col_count[c], col_n[c]) << c;
+      ASSERT_NEAR(t.col_weight[c], col_w[c], 1e-9 * (1 + col_w[c])) << c;
+    }
+    if (!with_cells) continue;
+    for (size_t i = 0; i < n; ++i) {
+      const bool in_t = rows[i] != kNone && cols[i] != kNone;
+      ASSERT_EQ(cell_of_item[i] == kNone, !in_t) << i;
+      if (in_t) ASSERT_TRUE(t.row[cell_of_item[i]] == rows[i] && t.col[cell_of_item[i]] == cols[i]);
+    }
+  }
 }
 
 // Slice codes are gathered through 1-, 2- or 4-byte arrays by the number of values: every

@@ -281,26 +281,23 @@ class IntJoin {
     const size_t words = b_only_.size(), a_rows = a_.items.size;
     b_only_before_.assign(words + 1, 0);  // B-only rows among B rows [0, 64 w)
     for (size_t w = 0; w < words; ++w)
-      b_only_before_[w + 1] = b_only_before_[w] + size_t(std::popcount(b_only_bits(w)));
+      b_only_before_[w + 1] = b_only_before_[w] + size_t(std::popcount(b_only_[w]));
     const size_t n = a_rows + b_only_before_.back();
     if (n >= kNone) throw std::length_error("clusterscore: more than 2^32-2 distinct ids");
     j_->a_cluster.resize(n, kNone);
     j_->b_cluster.resize(n, kNone);
     for (size_t w = 0, item = a_rows; w < words; ++w)
-      for (uint64_t left = b_only_bits(w); left != 0; left &= left - 1)
+      for (uint64_t left = b_only_[w]; left != 0; left &= left - 1)
         j_->b_cluster[item++] = b_row_cluster[64 * w + size_t(std::countr_zero(left))];
     j_->weight.resize(n, 1.0);
     if (t_) add_b_only_items_rows_and_weights();
   }
 
-  // The bits of B rows 64 w .. 64 w + 63 whose item is not in A.
-  uint64_t b_only_bits(size_t w) const { return b_only_[w]; }
-
   void add_b_only_items_rows_and_weights() {
     j_->items_row.resize(j_->n_items(), kNone);
     j_->items_table_rows = t_->items.size;
     for (const auto& [b_row, t_row] : b_only_items_) {
-      const uint64_t below = b_only_bits(b_row >> 6) & ((uint64_t(1) << (b_row & 63)) - 1);
+      const uint64_t below = b_only_[b_row >> 6] & ((uint64_t(1) << (b_row & 63)) - 1);
       const size_t item = a_.items.size + b_only_before_[b_row >> 6] + size_t(std::popcount(below));
       j_->items_row[item] = t_row;
       if (t_->weights) j_->weight[item] = t_->weights[t_row];

@@ -130,12 +130,7 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
     if (col.valid == nullptr) return intern_keys<false>(col.size, &interner, first_row, key_of);
     return assign(col, first_row, [&](size_t r) { return number(interner.insert_key(key_of(r))); });
   }
-  Interner interner(col.is_string(), col.size / 8 + 16);
-  if (!col.is_string())
-    return assign(col, first_row, [&](size_t r) {
-      if (r + kInternAhead < col.size) interner.prefetch_key(uint64_t(col.ints[r + kInternAhead]));
-      return number(interner.insert_key(uint64_t(col.ints[r])));
-    });
+  Interner interner(col.is_string(), col.size / 8 + 16);  // strings; integers with nulls
   return assign(col, first_row, [&](size_t r) {
     if (r + kPrefetch < col.size && !col.is_null(r + kPrefetch))
       interner.prefetch(col, r + kPrefetch);

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "clusterscore/error.h"
+#include "detail/hash.h"
 #include "helpers.h"
 #include "join_parts.h"
 
@@ -106,7 +107,8 @@ TEST(JoinInts, AgreesWithOracleForAnyPartitionSize) {
   for (int round = 0; round < 40; ++round) {
     const Case c = random_case(rng, 1 + rng() % 3000);
     const JoinedClusterings want = oracle(c);
-    for (size_t rows : {size_t(1), size_t(3), size_t(64), size_t(1) << 20}) {
+    // 1000 rows: partitions big enough to be scattered in one pass, with room to spare.
+    for (size_t rows : {size_t(1), size_t(3), size_t(64), size_t(1000), size_t(1) << 20}) {
       const JoinedClusterings got = run(c, rows);
       ASSERT_EQ(got.a_cluster, want.a_cluster) << "round " << round << " rows " << rows;
       ASSERT_EQ(got.b_cluster, want.b_cluster);
@@ -118,6 +120,47 @@ TEST(JoinInts, AgreesWithOracleForAnyPartitionSize) {
       ASSERT_EQ(got.items_table_rows, want.items_table_rows);
     }
   }
+}
+
+// The inverse of detail::mix64, to make ids that hash into a chosen partition.
+uint64_t unmix64(uint64_t x) {
+  auto inverse = [](uint64_t c) {  // of an odd c, mod 2^64 (Newton's iteration)
+    uint64_t v = c;
+    for (int i = 0; i < 6; ++i) v *= 2 - c * v;
+    return v;
+  };
+  x ^= (x >> 31) ^ (x >> 62);
+  x *= inverse(0x94D049BB133111EBull);
+  x ^= (x >> 27) ^ (x >> 54);
+  x *= inverse(0xBF58476D1CE4E5B9ull);
+  x ^= (x >> 30) ^ (x >> 60);
+  return x;
+}
+
+TEST(JoinInts, CrowdedPartitionFallsBackToCounting) {
+  // 20,000 rows in 8 partitions have room for 2,964 each; 3,000 ids hashed into
+  // partition 0 overflow it, and the scatter starts again after counting.
+  std::mt19937_64 rng(11);
+  Case c = random_case(rng, 24000);
+  ASSERT_GT(c.a_items.size(), 12000u);
+  for (size_t i = 0; i < 3000; ++i) {
+    const uint64_t id = unmix64((rng() >> 3) | 1);  // top 3 hash bits 0: partition 0
+    c.a_items[i] = int64_t(id);
+    ASSERT_EQ(detail::mix64(id) >> 61, 0u);
+  }
+  std::sort(c.a_items.begin(), c.a_items.end());
+  c.a_items.erase(std::unique(c.a_items.begin(), c.a_items.end()), c.a_items.end());
+  c.a_clusters.resize(c.a_items.size());
+  c.b_items.insert(c.b_items.end(), c.a_items.begin(), c.a_items.begin() + 1000);
+  std::sort(c.b_items.begin(), c.b_items.end());
+  c.b_items.erase(std::unique(c.b_items.begin(), c.b_items.end()), c.b_items.end());
+  c.b_clusters.resize(c.b_items.size(), 3000);
+  std::shuffle(c.a_items.begin(), c.a_items.end(), rng);
+  const JoinedClusterings want = oracle(c), got = run(c, 4096);
+  EXPECT_EQ(got.a_cluster, want.a_cluster);
+  EXPECT_EQ(got.b_cluster, want.b_cluster);
+  EXPECT_EQ(got.weight, want.weight);
+  EXPECT_EQ(got.items_row, want.items_row);
 }
 
 TEST(JoinInts, EarliestRepeatIsReportedWithBothRows) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <optional>
+#include <stdexcept>
 #include <tuple>
 
 #include "detail/interner.h"
@@ -25,29 +27,103 @@ bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
   return width < (unsigned __int128)(4 * col.size + 1024) && width < kNone;
 }
 
-bool all_short(const IdColumn& col) {
-  if (!col.is_string()) return false;
-  for (size_t r = 0; r < col.size; ++r)
-    if (!col.is_null(r) && col.str(r).size() > 7) return false;
-  return true;
+// Exact 64-bit keys (short strings packed with their length, and a null key) to dense
+// ids in order of first insertion. Open addressing on the top bits of a multiplicative
+// hash: packed strings differ in their low bytes, which the multiplication carries to
+// the top. At 1e7 two-letter slice values, 18 ms against 28 ms through Interner (whose
+// mix64 suits integer ids that share their low bits).
+class ShortKeyTable {
+ public:
+  std::pair<uint32_t, bool> insert(uint64_t key) {
+    size_t i = size_t((key * 0x9E3779B97F4A7C15ull) >> shift_);
+    for (;; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (s.id == kNone) break;
+      if (s.key == key) return {s.id, false};
+    }
+    if (2 * (size_ + 1) > slots_.size()) {
+      grow();
+      return insert(key);
+    }
+    if (size_ >= kNone - 1) throw std::length_error("clusterscore: more than 2^32-2 distinct ids");
+    slots_[i] = Slot{key, uint32_t(size_)};
+    return {uint32_t(size_++), true};
+  }
+
+ private:
+  struct Slot {
+    uint64_t key;
+    uint32_t id;
+  };
+  void grow() {
+    std::vector<Slot> old(2 * slots_.size(), Slot{0, kNone});
+    old.swap(slots_);
+    --shift_;
+    for (const Slot& s : old) {
+      if (s.id == kNone) continue;
+      size_t i = size_t((s.key * 0x9E3779B97F4A7C15ull) >> shift_);
+      while (slots_[i].id != kNone) i = (i + 1) & (slots_.size() - 1);
+      slots_[i] = s;
+    }
+  }
+
+  std::vector<Slot> slots_ = std::vector<Slot>(64, Slot{0, kNone});
+  unsigned shift_ = 58;  // 64 - log2(slots)
+  size_t size_ = 0;
+};
+
+// A null's key: packed strings have their length (at most 7) in the top byte.
+constexpr uint64_t kNullKey = ~uint64_t(0);
+
+// Ids of a string column whose values are all at most 7 bytes long, packed into exact
+// keys; nullopt as soon as a longer one is met. Rows whose 8 bytes from their start lie
+// within the character data read them at once and mask (a variable-length copy per row
+// cost more than all the rest); the last few rows copy their bytes.
+template <class Offset>
+std::optional<BigVector<uint32_t>> intern_short(const IdColumn& col, const Offset* offsets,
+                                                BigVector<uint64_t>* first_row) {
+  const size_t n = col.size;
+  size_t whole = n;  // rows before `whole` may read 8 bytes
+  while (whole > 0 && offsets[whole - 1] + 8 > offsets[n]) --whole;
+  BigVector<uint32_t> out(n);
+  ShortKeyTable table;
+  const uint8_t* const valid = col.valid;
+  const char* const chars = col.chars;
+  auto one = [&]<bool kWhole>(size_t r) {
+    const Offset at = offsets[r], len = offsets[r + 1] - at;
+    uint64_t key = 0;
+    if (valid != nullptr && valid[r] == 0) {
+      key = kNullKey;  // whatever bytes its slot spans
+    } else if (len > 7) {
+      return false;
+    } else if constexpr (kWhole && std::endian::native == std::endian::little) {
+      std::memcpy(&key, chars + at, 8);
+      key &= len == 0 ? 0 : ~uint64_t(0) >> (64 - 8 * len);
+      key |= uint64_t(len) << 56;
+    } else {
+      std::memcpy(&key, chars + at, size_t(len));
+      key |= uint64_t(len) << 56;
+    }
+    const auto [id, inserted] = table.insert(key);
+    if (inserted) first_row->push_back(r);
+    out[r] = id;
+    return true;
+  };
+  for (size_t r = 0; r < whole; ++r)
+    if (!one.template operator()<true>(r)) return std::nullopt;
+  for (size_t r = whole; r < n; ++r)
+    if (!one.template operator()<false>(r)) return std::nullopt;
+  return out;
 }
 
-// A string of at most 7 bytes as an exact 64-bit key: its bytes, and its length on top.
-uint64_t pack(std::string_view s) {
-  uint64_t k = 0;
-  std::memcpy(&k, s.data(), s.size());
-  return k | (uint64_t(s.size()) << 56);
-}
-
-// The same, reading 8 bytes at once (and masking) wherever 8 bytes remain in the buffer:
-// a variable-length memcpy per row costs more than all the rest.
-uint64_t pack_row(const IdColumn& col, size_t row, const char* end) {
-  const std::string_view s = col.str(row);
-  if (std::endian::native != std::endian::little || s.data() + 8 > end) return pack(s);
-  uint64_t k;
-  std::memcpy(&k, s.data(), 8);
-  k &= s.size() == 0 ? 0 : ~uint64_t(0) >> (64 - 8 * s.size());
-  return k | (uint64_t(s.size()) << 56);
+std::optional<BigVector<uint32_t>> intern_short(const IdColumn& col,
+                                                BigVector<uint64_t>* first_row) {
+  if (!col.is_string()) return std::nullopt;
+  const size_t firsts = first_row->size();
+  auto out = col.type == IdColumn::Type::kString32 ? intern_short(col, col.offsets32, first_row)
+                                                   : intern_short(col, col.offsets64, first_row);
+  if (!out) first_row->resize(firsts);
+  return out;
 }
 
 // Assigns ids in order of first appearance; nulls share one id of their own.
@@ -71,19 +147,18 @@ BigVector<uint32_t> assign(const IdColumn& col, BigVector<uint64_t>* first_row, 
   return out;
 }
 
-// Values that are exact 64-bit keys (integers, short strings), in a column without nulls:
-// the interner's ids are the ids, with no null id to number around (through assign(),
-// 1e7 sparse integers took 0.21 s; this loop takes 0.11 s). A big table outgrows the
-// caches (a million distinct ids take 32 MB), so its slots are prefetched, twice the usual
-// distance ahead as the loop does little else.
+// Integer ids in a column without nulls: the interner's ids are the ids, with no null id to number
+// around (through assign(), 1e7 sparse integers took 0.21 s; this loop takes 0.11 s). A big table
+// outgrows the caches (a million distinct ids take 32 MB), so its slots are prefetched, twice the
+// usual distance ahead as the loop does little else.
 constexpr size_t kInternAhead = 2 * kPrefetch;
 
-template <bool kPrefetchSlots, class KeyOf>
+template <class KeyOf>
 BigVector<uint32_t> intern_keys(size_t n, Interner* interner, BigVector<uint64_t>* first_row,
                                 KeyOf key_of) {
   BigVector<uint32_t> out(n);
   for (size_t r = 0; r < n; ++r) {
-    if (kPrefetchSlots && r + kInternAhead < n) interner->prefetch_key(key_of(r + kInternAhead));
+    if (r + kInternAhead < n) interner->prefetch_key(key_of(r + kInternAhead));
     const auto [id, inserted] = interner->insert_key(key_of(r));
     if (inserted) first_row->push_back(r);
     out[r] = id;
@@ -113,23 +188,16 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
   }
   if (!col.is_string() && col.valid == nullptr) {
     Interner interner(false, col.size / 8 + 16);
-    return intern_keys<true>(col.size, &interner, first_row,
-                             [&](size_t r) { return uint64_t(col.ints[r]); });
+    return intern_keys(col.size, &interner, first_row,
+                       [&](size_t r) { return uint64_t(col.ints[r]); });
   }
+  if (auto short_ids = intern_short(col, first_row)) return std::move(*short_ids);
   // Ids are numbered after the null id may have taken one: map interner ids to output ids.
   std::vector<uint32_t> ids;
   auto number = [&](std::pair<uint32_t, bool> got) {
     if (got.second) ids.push_back(uint32_t(first_row->size()));
     return std::pair<uint32_t, bool>{ids[got.first], got.second};
   };
-  if (all_short(col)) {
-    Interner interner(false, 64);
-    const char* end =
-        col.size ? col.str(col.size - 1).data() + col.str(col.size - 1).size() : nullptr;
-    auto key_of = [&](size_t r) { return pack_row(col, r, end); };
-    if (col.valid == nullptr) return intern_keys<false>(col.size, &interner, first_row, key_of);
-    return assign(col, first_row, [&](size_t r) { return number(interner.insert_key(key_of(r))); });
-  }
   Interner interner(col.is_string(), col.size / 8 + 16);  // strings; integers with nulls
   return assign(col, first_row, [&](size_t r) {
     if (r + kPrefetch < col.size && !col.is_null(r + kPrefetch))

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <random>
+#include <string>
 
 #include "detail/intern_column.h"
 #include "detail/interner.h"
@@ -104,6 +105,50 @@ TEST(InternColumn, SparseIntegersInFirstSeenOrderWithAndWithoutNulls) {
       ASSERT_EQ(codes[i], want) << i << " nulls " << nulls;
     }
     EXPECT_EQ(first, want_first);
+  }
+}
+
+// Strings against a map oracle: ids in order of first appearance, nulls sharing one id
+// (whatever bytes their slot spans), both offset widths, through the short-key table's
+// growth, and with one longer string somewhere, which sends the column down the general
+// path after the short one has started.
+TEST(InternColumn, StringsInFirstSeenOrderShortOrNotWithAndWithoutNulls) {
+  std::mt19937_64 rng(9);
+  for (int round = 0; round < 24; ++round) {
+    const size_t n = 1 + rng() % 40000, distinct = 1 + rng() % (round % 2 ? 30000 : 40);
+    std::vector<std::string> v(n);
+    std::vector<uint8_t> valid(n);
+    for (size_t i = 0; i < n; ++i) {
+      const uint64_t x = rng() % distinct;
+      v[i] = std::to_string(x).substr(0, x % 8);  // 0 to 7 bytes
+      valid[i] = round % 3 == 0 || rng() % 5 != 0;
+      if (!valid[i] && rng() % 2) v[i] = "a null's bytes";
+    }
+    if (round % 4 == 1) v[rng() % n] = "eight by";
+    cstest::Strings s(v);
+    std::vector<int64_t> offsets64(s.offsets.begin(), s.offsets.end());
+    for (bool wide : {false, true}) {
+      IdColumn col = wide ? IdColumn::of_strings(s.chars.data(), offsets64.data(), n) : s.col();
+      col.valid = valid.data();
+      BigVector<uint64_t> first;
+      const BigVector<uint32_t> codes = clusterscore::detail::intern_column(col, &first);
+      std::map<std::string, uint32_t> seen;
+      uint32_t null_id = kNone;
+      BigVector<uint64_t> want_first;
+      for (size_t i = 0; i < n; ++i) {
+        uint32_t want;
+        if (!valid[i]) {
+          if (null_id == kNone) null_id = uint32_t(want_first.size()), want_first.push_back(i);
+          want = null_id;
+        } else {
+          auto [it, fresh] = seen.emplace(v[i], uint32_t(want_first.size()));
+          if (fresh) want_first.push_back(i);
+          want = it->second;
+        }
+        ASSERT_EQ(codes[i], want) << "round " << round << " row " << i << " wide " << wide;
+      }
+      EXPECT_EQ(first, want_first);
+    }
   }
 }
 

@@ -143,7 +143,9 @@ class PartTable {
     __builtin_prefetch(&slots_[hash & mask_], 1);
   }
   // The slot of `hash`; a new one (no Seen bits, for the caller to set) if absent.
-  Slot& find_or_add(uint64_t hash) {
+  // Inlined (GCC would not: grow() made it look big) in the three loops that call it:
+  // as a call, it kept their state in memory; the join took 0.39 s at 1e7, now 0.36.
+  [[gnu::always_inline]] Slot& find_or_add(uint64_t hash) {
     if (2 * (size_ + 1) > mask_ + 1) grow();
     size_t i = hash & mask_;
     while (live(slots_[i]) && slots_[i].hash != hash) i = (i + 1) & mask_;
@@ -157,7 +159,7 @@ class PartTable {
  private:
   bool live(const Slot& s) const { return (s.tag & ~uint32_t(kSeenBits)) == tag_; }
 
-  void grow() {
+  [[gnu::noinline]] void grow() {
     std::vector<Slot> old;
     for (size_t i = 0; i <= mask_; ++i)
       if (live(slots_[i])) old.push_back(slots_[i]);

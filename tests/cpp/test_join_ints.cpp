@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -190,6 +191,27 @@ TEST(JoinInts, ItemsTableRepeatsOfEveryKindAreFound) {
       EXPECT_EQ(e.row(), 2);
     }
   }
+}
+
+TEST(JoinInts, EveryKindOfBadWeightIsFoundWhileScattering) {
+  // Weights are checked as the items table is partitioned, in one pass (1000 rows a
+  // partition) or counted first (one partition): the first bad row is named either way.
+  std::mt19937_64 rng(13);
+  const Case good = random_case(rng, 6000);
+  ASSERT_GT(good.t_items.size(), 4000u);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  for (double bad : {nan, inf, -inf, 0.0, -1.0}) {
+    Case c = good;
+    c.t_weights[3000] = bad;
+    c.t_weights[3500] = bad;
+    for (size_t rows : {size_t(1000), size_t(1) << 20}) {
+      InputError e = error_of(c, rows);
+      EXPECT_EQ(e.source(), "items");
+      EXPECT_EQ(e.row(), 3000) << bad << " rows " << rows;
+    }
+  }
+  EXPECT_NO_THROW(run(good, 1000));
 }
 
 TEST(JoinInts, RepeatsComeBeforeBadWeights) {

@@ -74,6 +74,30 @@ TEST(InternColumn, DenseIntegersMapDirectly) {
   EXPECT_EQ(first, (BigVector<uint64_t>{0, 1, 3, 5}));
 }
 
+// intern_column(col) against a map oracle: ids in order of first appearance, nulls sharing
+// one id of their own; `v` holds the column's values.
+template <class V>
+void expect_first_seen_ids(const IdColumn& col, const std::vector<V>& v, const std::string& what) {
+  BigVector<uint64_t> first;
+  const BigVector<uint32_t> codes = clusterscore::detail::intern_column(col, &first);
+  std::map<V, uint32_t> seen;
+  uint32_t null_id = kNone;
+  BigVector<uint64_t> want_first;
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint32_t want;
+    if (col.is_null(i)) {
+      if (null_id == kNone) null_id = uint32_t(want_first.size()), want_first.push_back(i);
+      want = null_id;
+    } else {
+      auto [it, fresh] = seen.emplace(v[i], uint32_t(want_first.size()));
+      if (fresh) want_first.push_back(i);
+      want = it->second;
+    }
+    ASSERT_EQ(codes[i], want) << what << " row " << i;
+  }
+  EXPECT_EQ(first, want_first) << what;
+}
+
 // Sparse integers (not a dense range) against a map oracle: ids in order of first
 // appearance, with and without nulls (which share one id of their own), through growth.
 TEST(InternColumn, SparseIntegersInFirstSeenOrderWithAndWithoutNulls) {
@@ -87,24 +111,7 @@ TEST(InternColumn, SparseIntegersInFirstSeenOrderWithAndWithoutNulls) {
   for (bool nulls : {false, true}) {
     IdColumn col = cstest::ints(v);
     if (nulls) col.valid = valid.data();
-    BigVector<uint64_t> first;
-    const BigVector<uint32_t> codes = clusterscore::detail::intern_column(col, &first);
-    std::map<int64_t, uint32_t> seen;
-    uint32_t null_id = kNone;
-    BigVector<uint64_t> want_first;
-    for (size_t i = 0; i < v.size(); ++i) {
-      uint32_t want;
-      if (col.is_null(i)) {
-        if (null_id == kNone) null_id = uint32_t(want_first.size()), want_first.push_back(i);
-        want = null_id;
-      } else {
-        auto [it, fresh] = seen.emplace(v[i], uint32_t(want_first.size()));
-        if (fresh) want_first.push_back(i);
-        want = it->second;
-      }
-      ASSERT_EQ(codes[i], want) << i << " nulls " << nulls;
-    }
-    EXPECT_EQ(first, want_first);
+    expect_first_seen_ids(col, v, nulls ? "with nulls" : "no nulls");
   }
 }
 
@@ -130,24 +137,7 @@ TEST(InternColumn, StringsInFirstSeenOrderShortOrNotWithAndWithoutNulls) {
     for (bool wide : {false, true}) {
       IdColumn col = wide ? IdColumn::of_strings(s.chars.data(), offsets64.data(), n) : s.col();
       col.valid = valid.data();
-      BigVector<uint64_t> first;
-      const BigVector<uint32_t> codes = clusterscore::detail::intern_column(col, &first);
-      std::map<std::string, uint32_t> seen;
-      uint32_t null_id = kNone;
-      BigVector<uint64_t> want_first;
-      for (size_t i = 0; i < n; ++i) {
-        uint32_t want;
-        if (!valid[i]) {
-          if (null_id == kNone) null_id = uint32_t(want_first.size()), want_first.push_back(i);
-          want = null_id;
-        } else {
-          auto [it, fresh] = seen.emplace(v[i], uint32_t(want_first.size()));
-          if (fresh) want_first.push_back(i);
-          want = it->second;
-        }
-        ASSERT_EQ(codes[i], want) << "round " << round << " row " << i << " wide " << wide;
-      }
-      EXPECT_EQ(first, want_first);
+      expect_first_seen_ids(col, v, "round " + std::to_string(round) + (wide ? " wide" : ""));
     }
   }
 }

@@ -41,7 +41,7 @@ class ShortKeyTable {
       if (s.id == kNone) break;
       if (s.key == key) return {s.id, false};
     }
-    if (2 * (size_ + 1) > slots_.size()) {
+    if (8 * (size_ + 1) > 5 * slots_.size()) {  // Interner's load: at most 5/8
       grow();
       return insert(key);
     }
@@ -56,7 +56,7 @@ class ShortKeyTable {
     uint32_t id;
   };
   void grow() {
-    std::vector<Slot> old(2 * slots_.size(), Slot{0, kNone});
+    BigVector<Slot> old(2 * slots_.size(), Slot{0, kNone});
     old.swap(slots_);
     --shift_;
     for (const Slot& s : old) {
@@ -67,7 +67,7 @@ class ShortKeyTable {
     }
   }
 
-  std::vector<Slot> slots_ = std::vector<Slot>(64, Slot{0, kNone});
+  BigVector<Slot> slots_ = BigVector<Slot>(64, Slot{0, kNone});
   unsigned shift_ = 58;  // 64 - log2(slots)
   size_t size_ = 0;
 };

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -43,7 +42,7 @@ void check_weights(const ItemsInput& t) {
   if (!t.weights) return;
   for (size_t r = 0; r < t.items.size; ++r) {
     const double w = t.weights[r];
-    if (!std::isfinite(w) || w <= 0)
+    if (!good_weight(w))
       throw InputError("items", int64_t(r),
                        "weight " + fmt_weight(w) + " of item " + t.items.repr(r) +
                            " is not a finite number > 0");

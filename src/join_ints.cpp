@@ -82,9 +82,9 @@ bool scatter(const IdColumn& ids, const uint32_t* extra, const double* weight, u
     out->entries[at].tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
     if (weight) {
       // Checked here, where every weight passes anyway (a pass of its own took 4 ms at
-      // 1e7); check_weights() names the first bad one. NaN fails both comparisons.
+      // 1e7); check_weights() names the first bad one.
       out->weight[at] = weight[r];
-      out->bad_weight |= !(weight[r] > 0 && weight[r] <= std::numeric_limits<double>::max());
+      out->bad_weight |= !good_weight(weight[r]);
     }
   }
   out->end = std::move(next);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <string>
 
 #include "clusterscore/clustering.h"
@@ -13,7 +14,9 @@ namespace clusterscore::join_detail {
 [[noreturn]] void duplicate(const std::string& role, const IdColumn& col, size_t first, size_t row);
 // The first row before `row` holding the same id (an O(row) scan, for error messages).
 size_t first_row_with(const IdColumn& col, size_t row);
-// Throws InputError naming the first weight that is not a finite number > 0.
+// A weight the items table may give: a finite number > 0 (NaN fails both comparisons).
+inline bool good_weight(double w) { return w > 0 && w <= std::numeric_limits<double>::max(); }
+// Throws InputError naming the first weight that is not good_weight().
 void check_weights(const ItemsInput& t);
 
 // Rows per partition when none is given (at most; 1e7 rows make 512 partitions of ~20k).

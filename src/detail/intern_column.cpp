@@ -35,7 +35,7 @@ bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
 class ShortKeyTable {
  public:
   std::pair<uint32_t, bool> insert(uint64_t key) {
-    size_t i = size_t((key * 0x9E3779B97F4A7C15ull) >> shift_);
+    size_t i = slot_of(key);
     for (;; i = (i + 1) & (slots_.size() - 1)) {
       Slot& s = slots_[i];
       if (s.id == kNone) break;
@@ -55,13 +55,14 @@ class ShortKeyTable {
     uint64_t key;
     uint32_t id;
   };
+  size_t slot_of(uint64_t key) const { return size_t((key * 0x9E3779B97F4A7C15ull) >> shift_); }
   void grow() {
     BigVector<Slot> old(2 * slots_.size(), Slot{0, kNone});
     old.swap(slots_);
     --shift_;
     for (const Slot& s : old) {
       if (s.id == kNone) continue;
-      size_t i = size_t((s.key * 0x9E3779B97F4A7C15ull) >> shift_);
+      size_t i = slot_of(s.key);
       while (slots_[i].id != kNone) i = (i + 1) & (slots_.size() - 1);
       slots_[i] = s;
     }

@@ -65,10 +65,51 @@ struct WideCountedUnit {
 template <class Rec>
 concept Counted = requires(Rec r) { r.count; };
 
+// The output table, written kStage rows at a time: rows are staged row-major in a small
+// buffer, then appended column by column. Appending each row straight to its columns
+// kept 11 write streams going, which made the writes twice as slow (1.5e6 rows of 11
+// columns: 0.040 s, 0.020 s staged; per truth cluster at 1e7 items: 0.06 -> 0.04 s).
+class Output {
+ public:
+  static constexpr size_t kStage = 64;
+
+  // `rows`: how many rows will be added (the columns' capacity).
+  Output(GroupTable* out, size_t rows) : out_(out), k_(out->columns.size()), means_(kStage * k_) {
+    out->group.reserve(rows);
+    out->items.reserve(rows);
+    out->weight.reserve(rows);
+    for (auto& c : out->columns) c.reserve(rows);
+  }
+  // Stages a row; returns where its k means go.
+  double* add(uint32_t group, uint64_t items, double weight) {
+    if (n_ == kStage) flush();
+    group_[n_] = group;
+    items_[n_] = items;
+    weight_[n_] = weight;
+    return &means_[k_ * n_++];
+  }
+  void flush() {
+    out_->group.insert(out_->group.end(), group_, group_ + n_);
+    out_->items.insert(out_->items.end(), items_, items_ + n_);
+    out_->weight.insert(out_->weight.end(), weight_, weight_ + n_);
+    for (size_t k = 0; k < k_; ++k)
+      for (size_t r = 0; r < n_; ++r) out_->columns[k].push_back(means_[r * k_ + k]);
+    n_ = 0;
+  }
+
+ private:
+  GroupTable* out_;
+  size_t k_, n_ = 0;
+  uint32_t group_[kStage];
+  uint64_t items_[kStage];
+  double weight_[kStage];
+  std::vector<double> means_;
+};
+
 class Aggregator {
  public:
   Aggregator(const MetricTable& per_cell, const Units& units)
-      : m_(per_cell), u_(units), k_(per_cell.width()), mean_(k_) {}
+      : m_(per_cell), u_(units), k_(per_cell.width()) {}
 
   uint32_t cell(size_t u) const { return u_.cell.empty() ? uint32_t(u) : u_.cell[u]; }
   bool skip(size_t u) const { return u_.group[u] == kNone || cell(u) == kNone; }
@@ -91,14 +132,10 @@ class Aggregator {
     s->weight.add(w);
     s->add_metrics(w, m_.row(cell(u)));
   }
-  void emit(uint32_t g, const Sums& s, GroupTable* out) const {
+  void emit(uint32_t g, const Sums& s, Output* out) const {
     if (s.count == 0) return;
     const double w = s.weight.value();
-    out->group.push_back(g);
-    out->items.push_back(s.count);
-    out->weight.push_back(w);
-    s.means(w, mean_.data());
-    for (size_t k = 0; k < k_; ++k) out->columns[k].push_back(mean_[k]);
+    s.means(w, out->add(g, s.count, w));
   }
 
   void in_place(size_t n_groups, GroupTable* out) const {
@@ -107,28 +144,30 @@ class Aggregator {
       prefetch(u + kGatherAhead);
       if (!skip(u)) add(u, &sums[u_.group[u]]);
     }
-    reserve(size_t(std::count_if(sums.begin(), sums.end(), [](auto& s) { return s.count > 0; })),
-            out);
-    for (size_t g = 0; g < n_groups; ++g) emit(uint32_t(g), sums[g], out);
+    Output o(out,
+             size_t(std::count_if(sums.begin(), sums.end(), [](auto& s) { return s.count > 0; })));
+    for (size_t g = 0; g < n_groups; ++g) emit(uint32_t(g), sums[g], &o);
+    o.flush();
   }
 
   // Units already in non-decreasing group order (cells by row) are summed run by run;
   // skipped units may come between those of one group. `groups`: how many runs.
   void runs(size_t groups, GroupTable* out) const {
-    reserve(groups, out);
+    Output o(out, groups);
     Sums s(k_);
     uint32_t g = kNone;
     for (size_t u = 0; u < u_.group.size(); ++u) {
       prefetch(u + kPrefetch);
       if (skip(u)) continue;
       if (u_.group[u] != g) {
-        if (g != kNone) emit(g, s, out);
+        if (g != kNone) emit(g, s, &o);
         g = u_.group[u];
         s.clear();
       }
       add(u, &s);
     }
-    if (g != kNone) emit(g, s, out);
+    if (g != kNone) emit(g, s, &o);
+    o.flush();
   }
 
   // A counting sort of the units by group, as records that carry what the sum pass needs
@@ -158,7 +197,7 @@ class Aggregator {
       non_empty += start[g + 1] > 0;
       start[g + 1] += start[g];
     }
-    reserve(non_empty, out);
+    Output o(out, non_empty);
     BigBuffer<Rec> order(start[n_groups]);
     BigVector<uint32_t> next(start.begin(), start.end() - 1);
     for (size_t u = 0; u < n; ++u) {
@@ -176,8 +215,9 @@ class Aggregator {
         if (p + kPrefetch < order.size()) __builtin_prefetch(m_.row(order[p + kPrefetch].cell));
         add(order[p], &s);
       }
-      emit(uint32_t(g), s, out);
+      emit(uint32_t(g), s, &o);
     }
+    o.flush();
   }
 
   template <class Rec>
@@ -213,18 +253,10 @@ class Aggregator {
     return groups;
   }
 
-  void reserve(size_t groups, GroupTable* out) const {
-    out->group.reserve(groups);
-    out->items.reserve(groups);
-    out->weight.reserve(groups);
-    for (auto& c : out->columns) c.reserve(groups);
-  }
-
  private:
   const MetricTable& m_;
   const Units& u_;
   size_t k_;
-  mutable std::vector<double> mean_;  // emit()'s scratch
 };
 
 }  // namespace

@@ -5,8 +5,13 @@
 
 #include "clusterscore/clustering.h"
 #include "detail/kahan.h"
+#include "detail/lanes.h"
 #include "detail/prefetch.h"
 #include "detail/simd.h"
+
+// Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
+// crossed, whatever -Wpsabi says of the baseline clone.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace clusterscore {
 namespace {
@@ -20,6 +25,36 @@ using detail::kPrefetch;
 // further ahead to keep enough misses in flight: at 1e7 items, 32 units ahead took
 // per-slice sums from 0.112 to 0.096 s (64: no better).
 constexpr size_t kGatherAhead = 2 * kPrefetch;
+
+// Sums for metric rows of stride 8 (pointwise and impact metrics): the sums live in the
+// object, and a row is added as two four-lane compensated sums, where the general loop
+// below checks lengths and aliasing for every unit. Per slice at 1e7 items: 0.089 ->
+// 0.074 s; per cluster ~2 ms less. Same bits: each lane does what neumaier_add() does.
+struct Sums8 {
+  explicit Sums8(size_t) {}
+  uint64_t count = 0;
+  detail::KahanSum weight;
+  double sum[8] = {}, comp[8] = {};
+
+  [[gnu::always_inline]] void add_metrics(double w, const double* v) {
+    using detail::load4, detail::store4;
+    const detail::Lanes4 wv = {w, w, w, w};
+    for (size_t h = 0; h < 8; h += 4) {
+      detail::Lanes4 s = load4(sum + h), c = load4(comp + h);
+      detail::neumaier_add4(s, c, wv * load4(v + h));
+      store4(sum + h, s);
+      store4(comp + h, c);
+    }
+  }
+  void means(double w, double* __restrict out) const {
+    for (size_t k = 0; k < 8; ++k) out[k] = (sum[k] + comp[k]) / w;
+  }
+  void clear() {
+    count = 0;
+    weight = {};
+    for (size_t k = 0; k < 8; ++k) sum[k] = comp[k] = 0.0;
+  }
+};
 
 // One group's running sums. The metric sums are kept as two arrays (sums, compensations),
 // not as KahanSums, so that adding a unit's metrics is one loop the compiler vectorises.
@@ -106,6 +141,7 @@ class Output {
   std::vector<double> means_;
 };
 
+template <class Sums>
 class Aggregator {
  public:
   Aggregator(const MetricTable& per_cell, const Units& units)
@@ -259,6 +295,18 @@ class Aggregator {
   size_t k_;
 };
 
+template <class Sums>
+[[gnu::always_inline]] inline void run(const Aggregator<Sums>& a, size_t n_groups,
+                                       GroupTable* out) {
+  const size_t k = out->names.size();
+  if (n_groups * (k + 1) * sizeof(detail::KahanSum) <= kInPlaceBytes)
+    a.in_place(n_groups, out);
+  else if (const size_t groups = a.groups_in_order(); groups > 0)
+    a.runs(groups, out);
+  else
+    a.sorted(n_groups, out);
+}
+
 }  // namespace
 
 CLUSTERSCORE_SIMD_CLONES
@@ -276,14 +324,10 @@ GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_g
     out.names.push_back(name);
   }
   out.columns.resize(out.names.size());
-  Aggregator a(per_cell, units);
-  const size_t k = out.names.size();
-  if (n_groups * (k + 1) * sizeof(detail::KahanSum) <= kInPlaceBytes)
-    a.in_place(n_groups, &out);
-  else if (const size_t groups = a.groups_in_order(); groups > 0)
-    a.runs(groups, &out);
+  if (per_cell.stride == 8)
+    run(Aggregator<Sums8>(per_cell, units), n_groups, &out);
   else
-    a.sorted(n_groups, &out);
+    run(Aggregator<Sums>(per_cell, units), n_groups, &out);
   return out;
 }
 

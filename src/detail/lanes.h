@@ -1,0 +1,43 @@
+// Four doubles operated on as one value, for compensated sums of several metrics at once.
+// GCC lowers each operation to one AVX2 instruction or two SSE2 ones, lane by lane, so a
+// lane's result is the same bits as the scalar code's (no contraction: -ffp-contract=off).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+// Every function here is inlined, so passing vectors by value changes no ABI.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+namespace clusterscore::detail {
+
+typedef double Lanes4 __attribute__((vector_size(32)));
+typedef int64_t LaneMask4 __attribute__((vector_size(32)));
+
+// Four doubles from p, and to p (any alignment).
+[[gnu::always_inline]] inline Lanes4 load4(const double* p) {
+  Lanes4 v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+[[gnu::always_inline]] inline void store4(double* p, Lanes4 v) { std::memcpy(p, &v, sizeof v); }
+// fabs() in each lane: the sign bit cleared.
+[[gnu::always_inline]] inline Lanes4 abs4(Lanes4 x) {
+  const LaneMask4 magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  return (Lanes4)((LaneMask4)x & magnitude);
+}
+
+// neumaier_add() (kahan.h) in each lane: the same operations, selects included.
+[[gnu::always_inline]] inline void neumaier_add4(Lanes4& sum, Lanes4& comp, Lanes4 x) {
+  const Lanes4 t = sum + x;
+  const LaneMask4 sum_larger = abs4(sum) >= abs4(x);  // false on NaN, as fabs() >= fabs()
+  const Lanes4 big = sum_larger ? sum : x, small = sum_larger ? x : sum;
+  comp += (big - t) + small;
+  sum = t;
+}
+
+}  // namespace clusterscore::detail
+
+#pragma GCC diagnostic pop

@@ -17,5 +17,12 @@ cmake --preset release >/dev/null
 cmake --build --preset release
 ctest --preset release
 
+echo "== C++ tests under AddressSanitizer and UBSan"
+# The installed-package example is left to the release run: its consumer build has no
+# sanitizer runtime to link.
+cmake --preset debug >/dev/null
+cmake --build --preset debug
+ctest --preset debug -E example_find_package
+
 echo "== Python tests"
 python -m pytest -q tests/python

@@ -46,8 +46,9 @@ struct Sums8 {
       store4(comp + h, c);
     }
   }
-  void means(double w, double* __restrict out) const {
-    for (size_t k = 0; k < 8; ++k) out[k] = (sum[k] + comp[k]) / w;
+  // The weighted means of the first k <= 8 metrics (the rest is padding).
+  void means(double w, size_t k, double* __restrict out) const {
+    for (size_t i = 0; i < k; ++i) out[i] = (sum[i] + comp[i]) / w;
   }
   void clear() {
     count = 0;
@@ -69,8 +70,8 @@ struct Sums {
     double* __restrict c = comp.data();
     for (size_t k = 0; k < sum.size(); ++k) detail::neumaier_add(s[k], c[k], w * v[k]);
   }
-  // The weighted means, in one loop the compiler vectorises.
-  void means(double w, double* __restrict out) const {
+  // The weighted means, in one loop the compiler vectorises (k: the sums' own count).
+  void means(double w, size_t, double* __restrict out) const {
     const double* __restrict s = sum.data();
     const double* __restrict c = comp.data();
     for (size_t k = 0; k < sum.size(); ++k) out[k] = (s[k] + c[k]) / w;
@@ -171,7 +172,7 @@ class Aggregator {
   void emit(uint32_t g, const Sums& s, Output* out) const {
     if (s.count == 0) return;
     const double w = s.weight.value();
-    s.means(w, out->add(g, s.count, w));
+    s.means(w, k_, out->add(g, s.count, w));
   }
 
   void in_place(size_t n_groups, GroupTable* out) const {

@@ -122,7 +122,7 @@ class Output {
     group_[n_] = group;
     items_[n_] = items;
     weight_[n_] = weight;
-    return &means_[k_ * n_++];
+    return means_.data() + k_ * n_++;
   }
   void flush() {
     out_->group.insert(out_->group.end(), group_, group_ + n_);

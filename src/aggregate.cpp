@@ -70,11 +70,12 @@ struct Sums {
     double* __restrict c = comp.data();
     for (size_t k = 0; k < sum.size(); ++k) detail::neumaier_add(s[k], c[k], w * v[k]);
   }
-  // The weighted means, in one loop the compiler vectorises (k: the sums' own count).
-  void means(double w, size_t, double* __restrict out) const {
+  // The weighted means of the k metrics, in one loop the compiler vectorises: a division
+  // per metric and group, one at a time, was a third of the time of per-cluster tables.
+  void means(double w, size_t k, double* __restrict out) const {
     const double* __restrict s = sum.data();
     const double* __restrict c = comp.data();
-    for (size_t k = 0; k < sum.size(); ++k) out[k] = (s[k] + c[k]) / w;
+    for (size_t i = 0; i < k; ++i) out[i] = (s[i] + c[i]) / w;
   }
   void clear() {
     count = 0;

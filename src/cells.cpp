@@ -104,38 +104,69 @@ Rec make_rec(uint32_t col, size_t i, const double* weights) {
     return {col};
 }
 
-// Items of T grouped by row (a stable counting sort), so that the per-row pass reads
-// sequentially.
+// A record with its row, as the first pass of the row sort writes it.
 template <class Rec>
-struct ItemsByRow {
-  BigVector<uint32_t> start;  // row r is positions [start[r], start[r + 1])
-  BigBuffer<Rec> rec;
+struct RowRec : Rec {
+  uint32_t row;
 };
 
+// The common items in blocks of consecutive rows, about kBlockItems items each, so that
+// each block is sorted by row where it fits in L2. A direct counting sort of 1e7 items
+// by row wrote each one to a random place among hundreds of MB: a cache miss and a
+// line written back per item (0.13 s at 1e7); here the first pass writes to one
+// sequential stream per block, and the second pass stays in cache.
+constexpr size_t kBlockItems = 16384;
+// Blocks are made of buckets of 2^shift rows, counted first: at most 2^17 buckets, so
+// their counters stay in L2 (rows are counted one by one only within a block).
+constexpr unsigned kBucketBits = 17;
+
 template <class Rec>
-ItemsByRow<Rec> sort_by_row(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
-                            const double* weights, size_t n_rows) {
+struct RowBlocks {
+  std::vector<uint32_t> first_row;  // block b holds rows [first_row[b], first_row[b + 1])
+  std::vector<size_t> begin;        // and records [begin[b], begin[b + 1])
+  BigBuffer<RowRec<Rec>> rec;       // by block, in item order within each block
+  size_t blocks() const { return first_row.size() - 1; }
+};
+
+// Rows [0, n_rows) cut into blocks at bucket boundaries; `of_bucket` gets each bucket's
+// block. A bucket heavier than kBlockItems makes a block of its own.
+template <class Rec>
+void cut_blocks(const std::vector<uint32_t>& count, unsigned shift, size_t n_rows,
+                std::vector<uint32_t>* of_bucket, RowBlocks<Rec>* b) {
+  b->first_row.assign(1, 0);
+  b->begin.assign(1, 0);
+  size_t held = 0;
+  for (size_t k = 0; k < count.size(); ++k) {
+    if (held > 0 && held + count[k] > kBlockItems) {
+      b->first_row.push_back(uint32_t(k << shift));
+      b->begin.push_back(b->begin.back() + held);
+      held = 0;
+    }
+    (*of_bucket)[k] = uint32_t(b->first_row.size() - 1);
+    held += count[k];
+  }
+  b->first_row.push_back(uint32_t(n_rows));
+  b->begin.push_back(b->begin.back() + held);
+}
+
+template <class Rec>
+RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
+                          const double* weights, size_t n_rows) {
   const size_t n = rows.size();
-  ItemsByRow<Rec> s;
-  s.start.assign(n_rows + 1, 0);
+  unsigned shift = 0;
+  while ((n_rows >> shift) >= (size_t(1) << kBucketBits)) ++shift;
+  std::vector<uint32_t> count((n_rows >> shift) + 1, 0), of_bucket(count.size());
+  for (size_t i = 0; i < n; ++i)
+    if (rows[i] != kNone && cols[i] != kNone) ++count[rows[i] >> shift];
+  RowBlocks<Rec> b;
+  cut_blocks(count, shift, n_rows, &of_bucket, &b);
+  b.rec = BigBuffer<RowRec<Rec>>(b.begin.back());
+  std::vector<size_t> next(b.begin.begin(), b.begin.end() - 1);
   for (size_t i = 0; i < n; ++i) {
-    if (i + kAhead < n) __builtin_prefetch(&s.start[rows[i + kAhead] + 1], 1);  // kNone wraps
-    if (rows[i] != kNone && cols[i] != kNone) ++s.start[rows[i] + 1];
-  }
-  for (size_t r = 0; r < n_rows; ++r) s.start[r + 1] += s.start[r];
-  s.rec = BigBuffer<Rec>(s.start[n_rows]);
-  BigVector<uint32_t> next(s.start.begin(), s.start.end() - 1);
-  for (size_t i = 0; i < n; ++i) {
-    // Two steps: next[] is read at random too, so it is fetched twice as far ahead as the
-    // positions it gives are.
-    if (i + 2 * kAhead < n && rows[i + 2 * kAhead] != kNone)
-      __builtin_prefetch(&next[rows[i + 2 * kAhead]]);
-    if (i + kAhead < n && rows[i + kAhead] != kNone)
-      __builtin_prefetch(s.rec.data() + next[rows[i + kAhead]], 1);
     if (rows[i] == kNone || cols[i] == kNone) continue;
-    s.rec[next[rows[i]]++] = make_rec<Rec>(cols[i], i, weights);
+    b.rec[next[of_bucket[rows[i] >> shift]]++] = {make_rec<Rec>(cols[i], i, weights), rows[i]};
   }
-  return s;
+  return b;
 }
 
 // Per B cluster while cells are built: where its cell in the current row is, and its
@@ -149,17 +180,16 @@ struct alignas(32) ColumnState {
 };
 static_assert(sizeof(ColumnState) == 32);
 
-// The cell pass over items grouped by row. Within a row, one array indexed by column
-// finds the row's cells: no hashing, and only arrays the size of the cluster counts are
-// accessed at random. A row's cells are numbered consecutively, so their sums are kept in
-// small local arrays and written once, and the marginals are added up as each row ends,
-// in cell order (the order add_marginals() uses), while the columns are still in cache.
-template <class Rec>
+// The cell pass, fed every row in order with its items. Within a row, one array indexed
+// by column finds the row's cells: no hashing, and only arrays the size of the cluster
+// counts are accessed at random. A row's cells are numbered consecutively, so their sums
+// are kept in small local arrays and written once, and the marginals are added up as each
+// row ends, in cell order (the order add_marginals() uses), while the columns are still
+// in cache.
 class CellPass {
  public:
-  CellPass(const ItemsByRow<Rec>& s, size_t n_rows, size_t n_cols,
-           BigVector<uint32_t>* cell_of_item)
-      : s_(s), m_(s.start[n_rows]), cell_of_item_(cell_of_item), cols_(n_cols) {
+  CellPass(size_t n_rows, size_t n_cols, size_t items, BigVector<uint32_t>* cell_of_item)
+      : m_(items), cell_of_item_(cell_of_item), cols_(n_cols) {
     t_.n_rows = n_rows;
     t_.n_cols = n_cols;
     // The cell arrays grow as cells are found: reserving one cell per item would hold
@@ -169,11 +199,15 @@ class CellPass {
     t_.row_cells.resize(n_rows);
   }
 
-  CellTable run() && {
-    for (uint32_t r = 0; r < t_.n_rows; ++r) {
-      add_row_items(r);
-      finish_row(r);
-    }
+  // Row r, whose items are rec[begin, end) in item order; rec[end, stop) may be read
+  // ahead (prefetched).
+  template <class R>
+  void add_row(uint32_t r, const R* rec, size_t begin, size_t end, size_t stop) {
+    add_row_items(r, rec, begin, end, stop);
+    finish_row(r, end - begin);
+  }
+
+  CellTable finish() && {
     t_.col_count.reserve(t_.n_cols);
     t_.col_weight.reserve(t_.n_cols);
     t_.col_cells.reserve(t_.n_cols);
@@ -188,42 +222,55 @@ class CellPass {
   }
 
  private:
-  void add_row_items(uint32_t r) {
+  // Items of one column that follow each other (most of a row, usually) are a run, added
+  // up in registers: adding each item to its cell's sums in memory chained every item to
+  // the previous one through a store and a reload. The whole cell build at 1e7 items,
+  // best of 5: 0.235-0.28 s item by item, 0.228-0.249 s by runs. The same additions in
+  // the same order: the same bits.
+  template <class R>
+  void add_row_items(uint32_t r, const R* rec, size_t begin, size_t end, size_t stop) {
     const uint64_t tag = uint64_t(r + 1) << 32;
     const uint32_t first = uint32_t(t_.row.size());
     w_.clear();
     w2_.clear();
-    for (uint32_t p = s_.start[r]; p < s_.start[r + 1]; ++p) {
-      if (p + kAhead < m_) prefetch(s_.rec[p + kAhead]);
-      const Rec& x = s_.rec[p];
-      uint64_t& slot = cols_[x.col].seen;
+    for (size_t p = begin; p < end;) {
+      const uint32_t col = rec[p].col;
+      uint64_t& slot = cols_[col].seen;
       if ((slot & ~uint64_t(0xFFFFFFFF)) != tag) {
         slot = tag | uint32_t(t_.row.size());
         t_.row.push_back(r);
-        t_.col.push_back(x.col);
+        t_.col.push_back(col);
         t_.count.push_back(0);
         w_.emplace_back();
         w2_.emplace_back();
       }
       const uint32_t k = uint32_t(slot);
-      double wi = 1.0;
-      if constexpr (HasWeight<Rec>) wi = x.weight;
-      ++t_.count[k];
-      w_[k - first].add(wi);
-      w2_[k - first].add(wi * wi);
-      if constexpr (HasItem<Rec>)
-        if (cell_of_item_) (*cell_of_item_)[x.item] = k;
+      KahanSum w = w_[k - first], w2 = w2_[k - first];
+      const size_t run = p;
+      do {
+        if (p + kAhead < stop) prefetch(rec[p + kAhead]);
+        double wi = 1.0;
+        if constexpr (HasWeight<R>) wi = rec[p].weight;
+        w.add(wi);
+        w2.add(wi * wi);
+        if constexpr (HasItem<R>)
+          if (cell_of_item_) (*cell_of_item_)[rec[p].item] = k;
+      } while (++p < end && rec[p].col == col);
+      t_.count[k] += p - run;
+      w_[k - first] = w;
+      w2_[k - first] = w2;
     }
   }
 
   // The column states and cell_of_item are touched at random.
-  [[gnu::always_inline]] void prefetch(const Rec& ahead) const {
+  template <class R>
+  [[gnu::always_inline]] void prefetch(const R& ahead) const {
     __builtin_prefetch(&cols_[ahead.col], 1);
-    if constexpr (HasItem<Rec>)
+    if constexpr (HasItem<R>)
       if (cell_of_item_) __builtin_prefetch(cell_of_item_->data() + ahead.item, 1);
   }
 
-  void finish_row(uint32_t r) {
+  void finish_row(uint32_t r, size_t items) {
     const size_t first = t_.weight.size();
     KahanSum row_weight;
     for (size_t i = 0; i < w_.size(); ++i) {
@@ -237,12 +284,11 @@ class CellPass {
       c.weight.add(w);
       ++c.cells;
     }
-    t_.row_count[r] = s_.start[r + 1] - s_.start[r];
+    t_.row_count[r] = items;
     t_.row_weight[r] = row_weight.value();
     t_.row_cells[r] = uint32_t(w_.size());
   }
 
-  const ItemsByRow<Rec>& s_;
   const size_t m_;
   BigVector<uint32_t>* cell_of_item_;
   BigVector<ColumnState> cols_;
@@ -251,12 +297,39 @@ class CellPass {
   CellTable t_;
 };
 
+// Sorts one block's records by row (stable: item order within a row) into `local`, and
+// passes its rows in order. A block of one row needs no sorting.
+template <class Rec>
+class BlockSorter {
+ public:
+  void pass(const RowBlocks<Rec>& b, size_t k, CellPass* pass) {
+    const uint32_t r0 = b.first_row[k], r1 = b.first_row[k + 1];
+    const size_t e0 = b.begin[k], e1 = b.begin[k + 1];
+    if (r1 - r0 == 1) return pass->add_row(r0, b.rec.data(), e0, e1, e1);
+    start_.assign(size_t(r1 - r0) + 1, 0);
+    for (size_t e = e0; e < e1; ++e) ++start_[b.rec[e].row - r0 + 1];
+    for (size_t r = 0; r < r1 - r0; ++r) start_[r + 1] += start_[r];
+    if (local_.size() < e1 - e0) local_.resize(e1 - e0);
+    next_.assign(start_.begin(), start_.end() - 1);
+    for (size_t e = e0; e < e1; ++e) local_[next_[b.rec[e].row - r0]++] = b.rec[e];
+    for (uint32_t r = r0; r < r1; ++r)
+      pass->add_row(r, local_.data(), start_[r - r0], start_[r - r0 + 1], e1 - e0);
+  }
+
+ private:
+  std::vector<uint32_t> start_, next_;
+  BigVector<Rec> local_;
+};
+
 template <class Rec>
 CellTable sort_and_pass(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                         const double* weights, size_t n_rows, size_t n_cols,
                         BigVector<uint32_t>* cell_of_item) {
-  const ItemsByRow<Rec> s = sort_by_row<Rec>(rows, cols, weights, n_rows);
-  return CellPass<Rec>(s, n_rows, n_cols, cell_of_item).run();
+  const RowBlocks<Rec> b = split_rows<Rec>(rows, cols, weights, n_rows);
+  CellPass pass(n_rows, n_cols, b.rec.size(), cell_of_item);
+  BlockSorter<Rec> sorter;
+  for (size_t k = 0; k < b.blocks(); ++k) sorter.pass(b, k, &pass);
+  return std::move(pass).finish();
 }
 
 }  // namespace

@@ -153,6 +153,8 @@ BigVector<uint32_t> assign(const IdColumn& col, BigVector<uint64_t>* first_row, 
 // outgrows the caches (a million distinct ids take 32 MB), so its slots are prefetched, twice the
 // usual distance ahead as the loop does little else.
 constexpr size_t kInternAhead = 2 * kPrefetch;
+// The dense path (in intern_column) reads even less per row: see there.
+constexpr size_t kDenseAhead = 4 * kPrefetch;
 
 template <class KeyOf>
 BigVector<uint32_t> intern_keys(size_t n, Interner* interner, BigVector<uint64_t>* first_row,
@@ -176,8 +178,11 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
     BigVector<uint32_t> out(col.size);
     BigVector<uint32_t> id_of(span + 1, kNone);
     for (size_t r = 0; r < col.size; ++r) {
-      if (r + kPrefetch < col.size)  // id_of is read at random and outgrows the caches
-        __builtin_prefetch(&id_of[size_t(col.ints[r + kPrefetch] - lo)]);
+      // id_of is read at random and outgrows the caches, and the loop does so little per
+      // row that its misses must be fetched far ahead: at 1e7 rows and 1.5e6 clusters,
+      // 16 rows ahead took 0.055-0.064 s per column, 64 rows 0.040-0.043 s.
+      if (r + kDenseAhead < col.size)
+        __builtin_prefetch(&id_of[size_t(col.ints[r + kDenseAhead] - lo)]);
       uint32_t& id = id_of[size_t(col.ints[r] - lo)];
       if (id == kNone) {
         id = uint32_t(first_row->size());

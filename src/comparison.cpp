@@ -47,9 +47,11 @@ BigVector<T> narrow(const BigVector<uint32_t>& codes) {
 
 // Sets each common item's group to its items-table row's code (n_groups for an item with
 // no row); returns whether any item had no row. `T` must hold every code in `codes`
-// (n_groups itself goes only into the 32-bit item_group).
+// (n_groups itself goes only into the 32-bit item_group). Common items are those with a
+// cell: one array read, where j.in_both() reads two.
 template <class T>
-bool gather_codes(const JoinedClusterings& j, const BigVector<T>& codes, ItemGrouping* g) {
+bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of_item,
+                  const BigVector<T>& codes, ItemGrouping* g) {
   g->item_group.assign(j.n_items(), kNone);
   bool missing = false;
   // The loop does so little per item that codes must be fetched four times the usual
@@ -58,7 +60,7 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<T>& codes, ItemGro
   for (size_t i = 0; i < j.n_items(); ++i) {
     if (i + ahead < j.n_items() && j.items_row[i + ahead] != kNone)
       __builtin_prefetch(&codes[j.items_row[i + ahead]]);
-    if (!j.in_both(i)) continue;
+    if (cell_of_item[i] == kNone) continue;
     const uint32_t row = j.items_row[i];
     missing |= row == kNone;
     g->item_group[i] = row == kNone ? uint32_t(g->n_groups) : uint32_t(codes[row]);
@@ -122,9 +124,10 @@ ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const
   g.n_groups = g.group_row.size();
   // Items reach their codes at random: in one byte (the usual few slice values) the codes
   // of 1e7 rows fit in the last-level cache, in four they do not.
-  const bool missing = g.n_groups < 255     ? gather_codes(j, narrow<uint8_t>(codes), &g)
-                       : g.n_groups < 65535 ? gather_codes(j, narrow<uint16_t>(codes), &g)
-                                            : gather_codes(j, codes, &g);
+  const auto& c = cell_of_item_;
+  const bool missing = g.n_groups < 255     ? gather_codes(j, c, narrow<uint8_t>(codes), &g)
+                       : g.n_groups < 65535 ? gather_codes(j, c, narrow<uint16_t>(codes), &g)
+                                            : gather_codes(j, c, codes, &g);
   if (missing) {
     g.group_row.push_back(kNone);
     ++g.n_groups;

@@ -140,16 +140,13 @@ Coverage Comparison::coverage() const {
   Coverage c;
   // The common items' weight is the cells' total (a compensated sum of the same weights,
   // cell by cell, and the one every metric divides by); only items on one side are added
-  // here, one by one: five compensated sums per item took 25 ms at 1e7.
+  // here, one by one: five compensated sums per item took 25 ms at 1e7. Items are A's
+  // rows, then the items only in B (JoinedClusterings): an A row is only in A if it has
+  // no B cluster, so A's cluster indices need not be read.
   detail::KahanSum ao, bo;
-  for (size_t i = 0; i < j.n_items(); ++i) {
-    const bool in_a = j.a_cluster[i] != kNone, in_b = j.b_cluster[i] != kNone;
-    if (in_a == in_b) continue;
-    if (in_a)
-      ao.add(j.weight[i]), ++c.a_only_items;
-    else
-      bo.add(j.weight[i]), ++c.b_only_items;
-  }
+  for (size_t i = 0; i < j.a_rows; ++i)
+    if (j.b_cluster[i] == kNone) ao.add(j.weight[i]), ++c.a_only_items;
+  for (size_t i = j.a_rows; i < j.n_items(); ++i) bo.add(j.weight[i]), ++c.b_only_items;
   detail::KahanSum a{cells_.total_weight, 0.0}, b{cells_.total_weight, 0.0};
   a.add(ao);
   b.add(bo);

@@ -37,7 +37,7 @@ MetricTable pointwise_cells(const CellTable& cells) {
                 cells.size());
   const double total = cells.total_weight;
   for (size_t k = 0; k < cells.size(); ++k) {
-    prefetch_column(cells, k + detail::kPrefetch);
+    prefetch_column(cells, k + detail::kColumnAhead);
     const auto [tp, fp, fn, tn] = counts_of(cells, k);
     // Complements are computed from fp/fn directly, not as 1 − x, to keep small rates exact.
     // precision, recall, f1, accuracy | jaccard_index, jaccard_distance, over_merge_rate,
@@ -58,7 +58,7 @@ MetricTable pointwise_cells(const CellTable& cells) {
 MetricTable pointwise_cell_counts(const CellTable& cells) {
   MetricTable t({"tp", "fp", "fn", "tn"}, cells.size());
   for (size_t k = 0; k < cells.size(); ++k) {
-    prefetch_column(cells, k + detail::kPrefetch);
+    prefetch_column(cells, k + detail::kColumnAhead);
     const auto [tp, fp, fn, tn] = counts_of(cells, k);
     const double row[] = {tp, fp, fn, tn};
     t.push_row(row);

@@ -7,5 +7,9 @@
 namespace clusterscore::detail {
 
 inline constexpr size_t kPrefetch = 16;
+// Loops over cells that read their columns' marginals (cells come row by row, so their
+// columns at random) and do little else: their misses are fetched 64 cells ahead
+// (pointwise_cells at 1e7 items, 2e6 cells: 0.019 s at 16 ahead, 0.015 s at 64).
+inline constexpr size_t kColumnAhead = 4 * kPrefetch;
 
 }  // namespace clusterscore::detail

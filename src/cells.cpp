@@ -113,8 +113,10 @@ struct RowRec : Rec {
 // The common items in blocks of consecutive rows, about kBlockItems items each, so that
 // each block is sorted by row where it fits in L2. A direct counting sort of 1e7 items
 // by row wrote each one to a random place among hundreds of MB: a cache miss and a
-// line written back per item (0.13 s at 1e7); here the first pass writes to one
-// sequential stream per block, and the second pass stays in cache.
+// line written back per item. Here the first pass writes to one sequential stream per
+// block, and the second pass stays in cache. With the runs of CellPass, the whole cell
+// build at 1e7 items: 0.246-0.251 -> 0.229-0.231 s (this sort alone ~0.09 -> ~0.085 s,
+// of which 0.055 s the first pass).
 constexpr size_t kBlockItems = 16384;
 // Blocks are made of buckets of 2^shift rows, counted first: at most 2^17 buckets, so
 // their counters stay in L2 (rows are counted one by one only within a block).

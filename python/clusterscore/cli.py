@@ -101,7 +101,7 @@ def evaluate(
     report.print_all(console, *shown)
     if out is not None:
         extra = {"classic": result.classic}
-        _write(out, result, slices, {"per_item": result.per_item_table()}, clusters, extra)
+        _write(out, result, slices, {"per_item": result.per_item_batches()}, clusters, extra)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
@@ -147,7 +147,7 @@ def diff(
     )
     report.print_all(console := Console(), *shown)
     if out is not None:
-        tables = {"per_item": result.per_item_table(), "flows": result.flows_table()}
+        tables = {"per_item": result.per_item_batches(), "flows": result.flows_table()}
         _write(out, result, slices, tables, clusters)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 

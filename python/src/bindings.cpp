@@ -9,6 +9,9 @@
 
 #include <deque>
 #include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
 
 #include "clusterscore/classic.h"
 #include "clusterscore/comparison.h"
@@ -90,10 +93,12 @@ nb::dict group_dict(GroupTable&& g) {
   return d;
 }
 
-// Per common item: its index, weight, and its cell's weights (tp, fp, fn, tn or
-// B, E, X, U) and metrics, in that order.
-nb::dict per_item_dict(const Comparison& c) {
-  BigVector<uint32_t> items = c.common_items();
+// Per given common item (joined item indices, as common_items() gives them; any other
+// index is an IndexError): its B cluster's first row, weight, and its cell's weights (tp,
+// fp, fn, tn or B, E, X, U) and metrics, in that order. Callers pass a slice of the common
+// items at a time to build a table too big to hold at once.
+nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index) {
+  const std::span<const uint32_t> items(item_index.data(), item_index.shape(0));
   const JoinedClusterings& j = c.joined();
   const MetricTable counts = c.cell_counts();
   const MetricTable& means = c.cell_metrics();
@@ -101,15 +106,22 @@ nb::dict per_item_dict(const Comparison& c) {
   BigVector<double> weight(items.size());
   std::vector<BigVector<double>> cols(counts.width() + means.width(),
                                       BigVector<double>(items.size()));
-  for (size_t n = 0; n < items.size(); ++n) {  // each item's cell rows are read once
-    const uint32_t i = items[n], cell = c.cell_of_item()[i];
-    b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
-    weight[n] = j.weight[i];
-    for (size_t k = 0; k < counts.width(); ++k) cols[k][n] = counts.at(cell, k);
-    for (size_t k = 0; k < means.width(); ++k) cols[counts.width() + k][n] = means.at(cell, k);
+  {
+    // Without the GIL: the CLI builds the next batch while pyarrow writes the last one.
+    nb::gil_scoped_release release;
+    for (size_t n = 0; n < items.size(); ++n) {  // each item's cell rows are read once
+      const uint32_t i = items[n];
+      if (i >= j.n_items() || c.cell_of_item()[i] == kNone)
+        throw std::out_of_range("clusterscore: per_item: " + std::to_string(i) +
+                                " is not the index of a common item");
+      const uint32_t cell = c.cell_of_item()[i];
+      b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
+      weight[n] = j.weight[i];
+      for (size_t k = 0; k < counts.width(); ++k) cols[k][n] = counts.at(cell, k);
+      for (size_t k = 0; k < means.width(); ++k) cols[counts.width() + k][n] = means.at(cell, k);
+    }
   }
   nb::dict d;
-  d["item"] = to_numpy(std::move(items));
   d["b_cluster_row"] = to_numpy(std::move(b_row));
   d["weight"] = to_numpy(std::move(weight));
   for (size_t k = 0; k < counts.width(); ++k)
@@ -473,7 +485,8 @@ NB_MODULE(_core, m) {
              for (nb::handle h : cols) v.push_back(column(h));
              return c.group_items(v);
            })
-      .def("per_item", &per_item_dict)
+      .def("common_items", [](const Comparison& c) { return to_numpy(c.common_items()); })
+      .def("per_item", &per_item_dict, nb::arg("items"))
       .def("sample_pairs", &sample_dict)
       .def("items_rows",
            [](const Comparison& c, const Array<uint32_t>& items) {

@@ -1,0 +1,115 @@
+"""The per-item table built a slice of items at a time (what the CLI writes at scale):
+the same rows in the same order as the whole table, bad batch sizes and item indices
+refused, and Parquet files written batch by batch equal to the whole table's."""
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import clusterscore as cs
+from clusterscore import _report as report
+
+
+def random_inputs(seed: int):
+    """Truth and actual over overlapping item sets (items only on either side), weights."""
+    rng = np.random.default_rng(seed)
+    ids = rng.permutation(1000)[:300].astype(np.int64)
+    truth = pa.table({"item_id": ids[:260], "cluster_id": rng.integers(0, 30, 260)})
+    actual_ids = rng.permutation(ids[20:])
+    actual = pa.table({"item_id": actual_ids, "cluster_id": rng.integers(0, 50, len(actual_ids))})
+    items = pa.table({"item_id": ids, "weight": rng.uniform(0.5, 2.0, len(ids))})
+    return truth, actual, items
+
+
+@pytest.mark.parametrize("rows", [1, 7, 239, 240, 1 << 20])
+@pytest.mark.parametrize("make", [cs.evaluate, cs.diff])
+def test_batches_are_the_table_in_order(rows, make):
+    result = make(*random_inputs(rows))
+    whole = result.per_item_table()
+    batches = list(result.per_item_batches(rows))
+    assert whole.num_rows == 240  # the common items: truth's 260 minus the 20 not in actual
+    assert all(b.num_rows <= rows for b in batches)
+    assert len(batches) == -(-whole.num_rows // rows)
+    assert pa.Table.from_batches(batches).equals(whole)
+
+
+@pytest.mark.parametrize("rows", [0, -3, 1.5, True, "10"])
+def test_batch_size_must_be_a_positive_integer(rows):
+    result = cs.evaluate(*random_inputs(0))
+    with pytest.raises(ValueError, match="rows must be a positive integer"):
+        next(result.per_item_batches(rows))
+
+
+def test_core_refuses_indices_of_items_not_in_both():
+    result = cs.evaluate(*random_inputs(1))
+    common = result._core.common_items()
+    truth_only = np.setdiff1d(np.arange(260, dtype=np.uint32), common)
+    assert len(truth_only) == 20
+    for bad in (truth_only[:1], np.array([10**6], dtype=np.uint32)):
+        with pytest.raises(IndexError, match="is not the index of a common item"):
+            result._core.per_item(bad)
+
+
+def test_parquet_written_by_batches_equals_the_table(tmp_path):
+    result = cs.evaluate(*random_inputs(2))
+    report.write_parquet(tmp_path / "whole.parquet", result.per_item_table())
+    report.write_parquet(tmp_path / "batches.parquet", result.per_item_batches(50))
+    by_batches = pq.ParquetFile(tmp_path / "batches.parquet")
+    assert by_batches.metadata.num_row_groups == 5  # one per batch: 240 rows by 50
+    assert by_batches.read().equals(pq.read_table(tmp_path / "whole.parquet"))
+
+
+def test_failed_batch_write_leaves_no_file(tmp_path):
+    result = cs.evaluate(*random_inputs(3))
+
+    def failing():
+        yield from result.per_item_batches(100)
+        raise RuntimeError("the source went away")
+
+    path = tmp_path / "per_item.parquet"
+    with pytest.raises(RuntimeError, match="the source went away"):
+        report.write_parquet(path, failing())
+    assert not path.exists()
+    with pytest.raises(ValueError, match="no rows to write"):
+        report.write_parquet(path, iter([]))
+    assert not path.exists()
+
+
+def test_ahead_keeps_the_order_and_passes_errors_on():
+    batches = [pa.record_batch({"x": [i]}) for i in range(5)]
+    assert list(report.ahead(batches)) == batches
+
+    def broken():
+        yield batches[0]
+        raise KeyError("lost")
+
+    got = report.ahead(broken())
+    assert next(got) == batches[0]
+    with pytest.raises(KeyError, match="lost"):
+        next(got)
+
+
+class CountingCore:
+    """Passes every call on to the real core, counting calls to classic()."""
+
+    def __init__(self, core):
+        self._core, self.classic_calls = core, 0
+
+    def __getattr__(self, name):
+        return getattr(self._core, name)
+
+    def classic(self):
+        self.classic_calls += 1
+        return self._core.classic()
+
+
+def test_classic_scores_are_computed_once():
+    result = cs.evaluate(*random_inputs(4))
+    result._core = core = CountingCore(result._core)
+    first = result.classic
+    first["adjusted_rand_score"] = "changed by the caller"
+    second = result.classic
+    assert core.classic_calls == 1
+    assert second["adjusted_rand_score"] != "changed by the caller"
+    assert second == cs.evaluate(*random_inputs(4)).classic

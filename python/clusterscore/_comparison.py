@@ -121,8 +121,8 @@ class Comparison:
         if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
             raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
         items = self._core.common_items()
-        for start in range(0, len(items), rows):
-            yield from self._per_item_part(items[start : start + rows]).to_batches()
+        parts = (items[start : start + rows] for start in range(0, len(items), rows))
+        return (batch for part in parts for batch in self._per_item_part(part).to_batches())
 
     def _per_item_part(self, item: np.ndarray) -> pa.Table:
         """Per-item rows of the given common items (indices from the core)."""

@@ -38,7 +38,7 @@ def test_batches_are_the_table_in_order(rows, make):
 def test_batch_size_must_be_a_positive_integer(rows):
     result = cs.evaluate(*random_inputs(0))
     with pytest.raises(ValueError, match="rows must be a positive integer"):
-        next(result.per_item_batches(rows))
+        result.per_item_batches(rows)  # at the call, not at the first batch
 
 
 def test_core_refuses_indices_of_items_not_in_both():

@@ -107,3 +107,67 @@ def test_chunked_and_sliced_arrow_input():
 def test_default_weight_is_one_when_items_table_has_no_weight():
     items = pd.DataFrame({"item_id": list(TRUTH), "country": list("xxyyy")})
     assert cs.evaluate(TRUTH, ACTUAL, items).overall == cs.evaluate(TRUTH, ACTUAL).overall
+
+
+def many_row_groups(tmp_path, table: pa.Table, rows_per_group: int = 7):
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "t.parquet"
+    pq.write_table(table, path, row_group_size=rows_per_group)
+    assert pq.ParquetFile(path).metadata.num_row_groups > 1
+    return path, pq.read_table(path)
+
+
+def test_parquet_numbers_are_read_into_one_chunk_and_the_rest_as_written(tmp_path):
+    from clusterscore._io import read_file
+
+    rng = np.random.default_rng(3)
+    n = 40
+    table = pa.table(
+        {
+            "item_id": rng.integers(-(2**62), 2**62, n),  # exact beyond 2^53
+            "cluster_id": rng.integers(0, 5, n).astype(np.uint16),
+            "weight": rng.uniform(0.5, 2.0, n).astype(np.float32),
+            "country": pa.array(rng.choice(["US", "DE", None], n).tolist()),
+            "flag": rng.random(n) < 0.5,
+        }
+    )
+    path, want = many_row_groups(tmp_path, table)
+    got = read_file(path).table
+    assert got.equals(want)
+    assert got.schema == want.schema
+    for name in ("item_id", "cluster_id", "weight"):
+        assert got.column(name).num_chunks == 1, name
+
+
+def test_parquet_number_column_with_nulls_after_the_first_row_groups(tmp_path):
+    from clusterscore._io import read_file
+
+    n = 30
+    weight = [1.0 + i for i in range(n)]
+    weight[25] = None  # in the fourth row group of seven rows
+    table = pa.table({"item_id": list(range(n)), "weight": weight})
+    path, want = many_row_groups(tmp_path, table)
+    got = read_file(path).table
+    assert got.equals(want)
+    assert got.column("item_id").num_chunks == 1
+    assert got.column("weight").null_count == 1
+    with pytest.raises(ValueError, match=r"t.parquet row 25: missing value in column 'weight'"):
+        cs.evaluate({i: 0 for i in range(n)}, {i: i % 3 for i in range(n)}, path)
+
+
+def test_parquet_read_in_one_chunk_scores_as_read_table(tmp_path):
+    rng = np.random.default_rng(4)
+    n = 500
+    ids = rng.permutation(5 * n)[:n]
+    truth = pa.table({"item_id": ids, "cluster_id": rng.integers(0, 40, n)})
+    actual = pa.table({"item_id": ids[::-1], "cluster_id": rng.integers(0, 60, n)})
+    items = pa.table({"item_id": ids, "weight": rng.uniform(0.5, 2.0, n)})
+    paths = []
+    for name, t in (("truth", truth), ("actual", actual), ("items", items)):
+        (tmp_path / name).mkdir()
+        paths.append(many_row_groups(tmp_path / name, t, 64)[0])
+    from_files = cs.evaluate(*paths)
+    in_memory = cs.evaluate(truth, actual, items)
+    assert from_files.overall == in_memory.overall
+    assert from_files.per_cluster_table("actual").equals(in_memory.per_cluster_table("actual"))

@@ -171,3 +171,32 @@ def test_parquet_read_in_one_chunk_scores_as_read_table(tmp_path):
     in_memory = cs.evaluate(truth, actual, items)
     assert from_files.overall == in_memory.overall
     assert from_files.per_cluster_table("actual").equals(in_memory.per_cluster_table("actual"))
+
+
+class RowCountLies:
+    """A Parquet file whose metadata gives `claimed` rows over the batches it yields."""
+
+    def __init__(self, claimed: int, batches: list[pa.RecordBatch]):
+        self.schema_arrow = batches[0].schema
+        self.metadata = type("Meta", (), {"num_rows": claimed})()
+        self._batches = batches
+
+    def iter_batches(self, batch_size: int):
+        return iter(self._batches)
+
+
+@pytest.mark.parametrize(
+    ("claimed", "message"),
+    [(3, r"holds more rows than its metadata says \(3\)"), (9, "holds 4 rows where its metadata")],
+)
+def test_parquet_row_count_that_disagrees_with_the_data_is_an_error(
+    tmp_path, monkeypatch, claimed, message
+):
+    from clusterscore import _io
+
+    batch = pa.record_batch({"item_id": [1, 2, 3, 4], "cluster_id": [1, 1, 2, 2]})
+    monkeypatch.setattr(_io.pq, "ParquetFile", lambda p: RowCountLies(claimed, [batch]))
+    path = tmp_path / "t.parquet"
+    path.write_bytes(b"not read: ParquetFile is replaced")
+    with pytest.raises(ValueError, match=f"t.parquet: {message}"):
+        cs.evaluate(path, {1: 1})

@@ -96,6 +96,11 @@ def read_file(path: str | os.PathLike, string_columns: tuple[str, ...] = ()) -> 
     )
 
 
+# Rows decoded per batch when reading Parquet: one batch of each column in memory at once
+# beside the table being filled. Tests make it small, to read a file in several batches.
+_PARQUET_BATCH_ROWS = 1 << 20
+
+
 def _is_flat(t: pa.DataType) -> bool:
     """Fixed-width numbers that numpy holds as they are (ids, clusters, weights)."""
     return (pa.types.is_integer(t) or pa.types.is_floating(t)) and not pa.types.is_float16(t)
@@ -117,7 +122,7 @@ def _read_parquet(p: Path) -> pa.Table:
     }
     chunks: list[list[pa.Array]] = [[] for _ in schema]
     at = 0
-    for batch in f.iter_batches(batch_size=1 << 20):
+    for batch in f.iter_batches(batch_size=_PARQUET_BATCH_ROWS):
         rows = batch.num_rows
         if at + rows > n:
             raise ValueError(f"{p}: holds more rows than its metadata says ({n:,})")

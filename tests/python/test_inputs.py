@@ -109,6 +109,14 @@ def test_default_weight_is_one_when_items_table_has_no_weight():
     assert cs.evaluate(TRUTH, ACTUAL, items).overall == cs.evaluate(TRUTH, ACTUAL).overall
 
 
+@pytest.fixture
+def small_parquet_batches(monkeypatch):
+    """Parquet files are read 7 rows at a time: several batches even for small files."""
+    from clusterscore import _io
+
+    monkeypatch.setattr(_io, "_PARQUET_BATCH_ROWS", 7)
+
+
 def many_row_groups(tmp_path, table: pa.Table, rows_per_group: int = 7):
     import pyarrow.parquet as pq
 
@@ -118,7 +126,9 @@ def many_row_groups(tmp_path, table: pa.Table, rows_per_group: int = 7):
     return path, pq.read_table(path)
 
 
-def test_parquet_numbers_are_read_into_one_chunk_and_the_rest_as_written(tmp_path):
+def test_parquet_numbers_are_read_into_one_chunk_and_the_rest_as_written(
+    tmp_path, small_parquet_batches
+):
     from clusterscore._io import read_file
 
     rng = np.random.default_rng(3)
@@ -140,12 +150,12 @@ def test_parquet_numbers_are_read_into_one_chunk_and_the_rest_as_written(tmp_pat
         assert got.column(name).num_chunks == 1, name
 
 
-def test_parquet_number_column_with_nulls_after_the_first_row_groups(tmp_path):
+def test_parquet_number_column_with_nulls_after_the_first_batches(tmp_path, small_parquet_batches):
     from clusterscore._io import read_file
 
     n = 30
     weight = [1.0 + i for i in range(n)]
-    weight[25] = None  # in the fourth row group of seven rows
+    weight[25] = None  # in the fourth batch of seven rows: 21 rows are in the array by then
     table = pa.table({"item_id": list(range(n)), "weight": weight})
     path, want = many_row_groups(tmp_path, table)
     got = read_file(path).table
@@ -156,7 +166,7 @@ def test_parquet_number_column_with_nulls_after_the_first_row_groups(tmp_path):
         cs.evaluate({i: 0 for i in range(n)}, {i: i % 3 for i in range(n)}, path)
 
 
-def test_parquet_read_in_one_chunk_scores_as_read_table(tmp_path):
+def test_parquet_read_in_one_chunk_scores_as_read_table(tmp_path, small_parquet_batches):
     rng = np.random.default_rng(4)
     n = 500
     ids = rng.permutation(5 * n)[:n]

@@ -1,5 +1,5 @@
-// What the two join strategies share: join.cpp's hash table (string ids) and
-// join_ints.cpp's radix partitions (integer ids).
+// What the two join strategies share: join_partitioned.cpp's radix partitions (the
+// usual one) and join.cpp's exact hash table of strings (when string hashes collide).
 #pragma once
 
 #include <cstddef>
@@ -7,6 +7,7 @@
 #include <string>
 
 #include "clusterscore/clustering.h"
+#include "detail/hash.h"
 
 namespace clusterscore::join_detail {
 
@@ -25,11 +26,20 @@ void check_weights(const ItemsInput& t);
 // matters more than the hash table (16 B a slot, a quarter full) fitting in L2.
 inline constexpr size_t kPartitionRows = 32768;
 
-// The join of integer item ids (all three columns kInt64): fills every field of `j` but
-// the roles and row counts, with the numbering and errors of join(). Each column is
-// radix-partitioned on a hash of the id so that every lookup hits a cache-resident table;
-// `partition_rows` (> 0) sets the partitions' size (tests make it tiny).
-void join_int_ids(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-                  size_t partition_rows, JoinedClusterings* j);
+using detail::StringHashFn;
+
+// The join of item ids (all three columns integers, or all strings) by radix partitions
+// on a hash of the id, so that every lookup hits a cache-resident table: fills every
+// field of `j` but the roles and row counts, with the numbering and errors of join().
+// `partition_rows` (> 0) sets the partitions' size (tests make it tiny). String ids are
+// hashed with `weak_hash`, or hash_bytes if null, and every match is then compared byte
+// for byte: returns false (and leaves `j` unspecified) if two different ids had the same
+// hash, for the caller to join exactly instead. Integer ids always return true.
+bool join_partitioned(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
+                      size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j);
+
+// join() with string ids hashed by `weak_hash` (null: hash_bytes), for tests.
+JoinedClusterings join_with(const ClusteringInput& a, const ClusteringInput& b,
+                            const ItemsInput* items, StringHashFn weak_hash);
 
 }  // namespace clusterscore::join_detail

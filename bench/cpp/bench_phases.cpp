@@ -1,5 +1,7 @@
-// Times each phase of a comparison on synthetic int64 data, to see where time goes.
-//   bench_phases [n_items]
+// Times each phase of a comparison on synthetic data, to see where time goes.
+//   bench_phases [n_items] [strings]
+// With "strings", item and cluster ids are strings ("id" and the number, as the
+// Python bench's string variant writes them), laid out as Arrow does.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -17,6 +19,21 @@ using Clock = std::chrono::steady_clock;
 static double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
+
+// Ids as Arrow strings: "id" followed by the number in decimal.
+struct StringColumn {
+  StringColumn() = default;
+  explicit StringColumn(const std::vector<int64_t>& v) {
+    offsets.reserve(v.size() + 1);
+    offsets.push_back(0);
+    for (int64_t x : v) {
+      chars += "id" + std::to_string(x);
+      offsets.push_back(int32_t(chars.size()));
+    }
+  }
+  std::string chars;
+  std::vector<int32_t> offsets;
+};
 
 int main(int argc, char** argv) {
   const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000'000;
@@ -47,10 +64,16 @@ int main(int argc, char** argv) {
     country.append("USDEFRJPBR" + 2 * (rng() % 5), 2);
     offsets.push_back(int32_t(country.size()));
   }
-  ClusteringInput a{"truth", IdColumn::of_ints(ids.data(), n), IdColumn::of_ints(truth.data(), n)};
-  ClusteringInput b{"actual", IdColumn::of_ints(ids_b.data(), n),
-                    IdColumn::of_ints(actual.data(), n)};
-  ItemsInput t{IdColumn::of_ints(ids_t.data(), n), w.data()};
+  const bool strings = argc > 2 && std::string(argv[2]) == "strings";
+  StringColumn s_ids, s_truth, s_ids_b, s_actual, s_ids_t;
+  auto column = [&](const std::vector<int64_t>& v, StringColumn* s) {
+    if (!strings) return IdColumn::of_ints(v.data(), v.size());
+    *s = StringColumn(v);
+    return IdColumn::of_strings(s->chars.data(), s->offsets.data(), v.size());
+  };
+  ClusteringInput a{"truth", column(ids, &s_ids), column(truth, &s_truth)};
+  ClusteringInput b{"actual", column(ids_b, &s_ids_b), column(actual, &s_actual)};
+  ItemsInput t{column(ids_t, &s_ids_t), w.data()};
 
   for (int rep = 0; rep < 3; ++rep) {
     std::printf("-- repetition %d\n", rep);

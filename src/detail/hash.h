@@ -33,4 +33,13 @@ inline uint64_t hash_bytes(std::string_view s) {
   return mix64(h ^ tail ^ (uint64_t(n) << 56));
 }
 
+// A 64-bit hash of a string id. Tests pass weak ones to the hashed paths (the join and
+// interning of strings) to make different ids collide, which those paths must detect.
+using StringHashFn = uint64_t (*)(std::string_view);
+
+// `weak`, or hash_bytes (inlined) if null.
+inline uint64_t hash_string(StringHashFn weak, std::string_view s) {
+  return weak ? weak(s) : hash_bytes(s);
+}
+
 }  // namespace clusterscore::detail

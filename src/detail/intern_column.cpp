@@ -169,9 +169,55 @@ BigVector<uint32_t> intern_keys(size_t n, Interner* interner, BigVector<uint64_t
   return out;
 }
 
+// Strings without nulls, by a 64-bit hash of their bytes: the integer path's table, with
+// each hash computed once, kInternAhead rows ahead, into a ring. Ids that only share a
+// hash would share an id, so every row is then compared with its id's first row (read
+// at random: the first row, its offset and its bytes are fetched 3, 2 and 1 times
+// kAhead rows ahead); nullopt at the first that differs. At 1e7 rows of 1.5e6 ids of
+// 9 bytes: ~0.1 s, against ~1.3 s through the interner's byte comparisons.
+std::optional<BigVector<uint32_t>> intern_hashed(const IdColumn& col,
+                                                 BigVector<uint64_t>* first_row,
+                                                 StringHashFn weak_hash) {
+  const size_t n = col.size, firsts = first_row->size();
+  uint64_t ring[kInternAhead];
+  for (size_t r = 0; r < std::min(n, kInternAhead); ++r)
+    ring[r] = hash_string(weak_hash, col.str(r));
+  Interner interner(false, n / 8 + 16);
+  BigVector<uint32_t> out(n);
+  for (size_t r = 0; r < n; ++r) {
+    const uint64_t key = ring[r % kInternAhead];
+    if (r + kInternAhead < n) {
+      const uint64_t ahead = hash_string(weak_hash, col.str(r + kInternAhead));
+      ring[r % kInternAhead] = ahead;
+      interner.prefetch_key(ahead);
+    }
+    const auto [id, inserted] = interner.insert_key(key);
+    if (inserted) first_row->push_back(r);
+    out[r] = id;
+  }
+  constexpr size_t kAhead = 2 * kPrefetch;
+  const uint64_t* first = first_row->data() + firsts;
+  for (size_t r = 0; r < n; ++r) {
+    if (r + 3 * kAhead < n) __builtin_prefetch(&first[out[r + 3 * kAhead]]);
+    if (r + 2 * kAhead < n) prefetch_offset(col, first[out[r + 2 * kAhead]]);
+    if (r + kAhead < n) prefetch_bytes(col, first[out[r + kAhead]]);
+    const uint64_t f = first[out[r]];
+    if (f != r && col.str(f) != col.str(r)) {
+      first_row->resize(firsts);
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row) {
+  return intern_column(col, first_row, nullptr);
+}
+
+BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row,
+                                  StringHashFn weak_hash) {
   int64_t lo = 0;
   size_t span = 0;
   if (dense_range(col, &lo, &span)) {
@@ -198,13 +244,16 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
                        [&](size_t r) { return uint64_t(col.ints[r]); });
   }
   if (auto short_ids = intern_short(col, first_row)) return std::move(*short_ids);
+  if (col.valid == nullptr)
+    if (auto hashed = intern_hashed(col, first_row, weak_hash)) return std::move(*hashed);
   // Ids are numbered after the null id may have taken one: map interner ids to output ids.
   std::vector<uint32_t> ids;
   auto number = [&](std::pair<uint32_t, bool> got) {
     if (got.second) ids.push_back(uint32_t(first_row->size()));
     return std::pair<uint32_t, bool>{ids[got.first], got.second};
   };
-  Interner interner(col.is_string(), col.size / 8 + 16);  // strings; integers with nulls
+  // Strings with nulls or whose hashes collided; integers with nulls.
+  Interner interner(col.is_string(), col.size / 8 + 16);
   return assign(col, first_row, [&](size_t r) {
     if (r + kPrefetch < col.size && !col.is_null(r + kPrefetch))
       interner.prefetch(col, r + kPrefetch);

@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "clusterscore/clustering.h"
+#include "detail/hash.h"
 
 namespace cstest {
 
@@ -23,6 +25,12 @@ struct Strings {
     return clusterscore::IdColumn::of_strings(chars.data(), offsets.data(), offsets.size() - 1);
   }
 };
+
+// A weak string hash for the hashed paths' collision checks: only "item-2" collides,
+// with "item-1".
+inline uint64_t hash_item2_as_item1(std::string_view s) {
+  return clusterscore::detail::hash_bytes(s == "item-2" ? "item-1" : s);
+}
 
 inline clusterscore::IdColumn ints(const std::vector<int64_t>& v) {
   return clusterscore::IdColumn::of_ints(v.data(), v.size());

@@ -3,7 +3,9 @@
 #include <map>
 #include <random>
 #include <string>
+#include <string_view>
 
+#include "detail/hash.h"
 #include "detail/intern_column.h"
 #include "detail/interner.h"
 #include "helpers.h"
@@ -77,9 +79,10 @@ TEST(InternColumn, DenseIntegersMapDirectly) {
 // intern_column(col) against a map oracle: ids in order of first appearance, nulls sharing
 // one id of their own; `v` holds the column's values.
 template <class V>
-void expect_first_seen_ids(const IdColumn& col, const std::vector<V>& v, const std::string& what) {
+void expect_first_seen_ids(const IdColumn& col, const std::vector<V>& v, const std::string& what,
+                           clusterscore::detail::StringHashFn weak_hash = nullptr) {
   BigVector<uint64_t> first;
-  const BigVector<uint32_t> codes = clusterscore::detail::intern_column(col, &first);
+  const BigVector<uint32_t> codes = clusterscore::detail::intern_column(col, &first, weak_hash);
   std::map<V, uint32_t> seen;
   uint32_t null_id = kNone;
   BigVector<uint64_t> want_first;
@@ -138,6 +141,37 @@ TEST(InternColumn, StringsInFirstSeenOrderShortOrNotWithAndWithoutNulls) {
       IdColumn col = wide ? IdColumn::of_strings(s.chars.data(), offsets64.data(), n) : s.col();
       col.valid = valid.data();
       expect_first_seen_ids(col, v, "round " + std::to_string(round) + (wide ? " wide" : ""));
+    }
+  }
+}
+
+// Weak string hashes: different ids that share one must still get different codes.
+uint64_t hash_by_length(std::string_view s) { return s.size(); }
+uint64_t hash_by_last_byte(std::string_view s) {
+  return s.empty() ? 0 : clusterscore::detail::mix64(uint8_t(s.back()));
+}
+// Strings longer than 7 bytes, without nulls, go by a 64-bit hash and are then compared
+// with their id's first row: with the real hash and with hashes that collide (all of
+// a length, all of a last byte, or one pair only, placed first, last or anywhere), the
+// codes equal the oracle's, for both offset widths.
+TEST(InternColumn, LongStringsByHashThenBytesWhateverTheHash) {
+  std::mt19937_64 rng(21);
+  for (int round = 0; round < 16; ++round) {
+    const size_t n = 1 + rng() % 30000, distinct = 3 + rng() % (round % 2 ? 20000 : 50);
+    std::vector<std::string> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = "item-" + std::to_string(rng() % distinct);
+    v[round % 3 == 0 ? 0 : rng() % n] = "item-1";
+    v[round % 3 == 1 ? n - 1 : rng() % n] = "item-2";
+    cstest::Strings s(v);
+    std::vector<int64_t> offsets64(s.offsets.begin(), s.offsets.end());
+    for (bool wide : {false, true}) {
+      const IdColumn col =
+          wide ? IdColumn::of_strings(s.chars.data(), offsets64.data(), n) : s.col();
+      const std::string what = "round " + std::to_string(round) + (wide ? " wide" : "");
+      expect_first_seen_ids(col, v, what);
+      expect_first_seen_ids(col, v, what + " by length", hash_by_length);
+      expect_first_seen_ids(col, v, what + " by last byte", hash_by_last_byte);
+      expect_first_seen_ids(col, v, what + " one pair", cstest::hash_item2_as_item1);
     }
   }
 }

@@ -1,11 +1,15 @@
-// The radix-partitioned join of integer ids against a std::map oracle, with partitions
-// from one row (many partitions, growing tables) to all rows (one partition).
+// The radix-partitioned join against a std::map oracle, with partitions from one row
+// (many partitions, growing tables) to all rows (one partition): integer ids, and string
+// ids, whose hashes may collide (weak hashes make them), which the join must detect.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <limits>
 #include <map>
 #include <random>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "clusterscore/error.h"
 #include "detail/hash.h"
@@ -87,8 +91,54 @@ JoinedClusterings run(const Case& c, size_t partition_rows) {
   ClusteringInput b{"actual", ints(c.b_items), ints(c.b_clusters)};
   ItemsInput t{ints(c.t_items), c.t_weights.data()};
   JoinedClusterings j;
-  join_detail::join_int_ids(a, b, &t, partition_rows, &j);
+  EXPECT_TRUE(join_detail::join_partitioned(a, b, &t, partition_rows, nullptr, &j));
   return j;
+}
+
+// The case's ids as strings ("item-" and the number): an injective renaming, so the
+// oracle's numbering holds for them too.
+struct StringCase {
+  explicit StringCase(const Case& c)
+      : a_items(names(c.a_items)), b_items(names(c.b_items)), t_items(names(c.t_items)) {}
+  static cstest::Strings names(const std::vector<int64_t>& ids) {
+    std::vector<std::string> out;
+    for (int64_t id : ids) out.push_back("item-" + std::to_string(id));
+    return cstest::Strings(out);
+  }
+  cstest::Strings a_items, b_items, t_items;
+};
+
+// join_partitioned() on the case's ids as strings: whether it could join them, and how.
+std::pair<bool, JoinedClusterings> run_strings(const Case& c, size_t partition_rows,
+                                               detail::StringHashFn weak_hash) {
+  const StringCase s(c);
+  ClusteringInput a{"truth", s.a_items.col(), ints(c.a_clusters)};
+  ClusteringInput b{"actual", s.b_items.col(), ints(c.b_clusters)};
+  ItemsInput t{s.t_items.col(), c.t_weights.data()};
+  JoinedClusterings j;
+  const bool joined = join_detail::join_partitioned(a, b, &t, partition_rows, weak_hash, &j);
+  return {joined, std::move(j)};
+}
+
+// join_with(): the partitioned join, or the exact one if string hashes collided.
+JoinedClusterings join_strings(const Case& c, detail::StringHashFn weak_hash) {
+  const StringCase s(c);
+  ClusteringInput a{"truth", s.a_items.col(), ints(c.a_clusters)};
+  ClusteringInput b{"actual", s.b_items.col(), ints(c.b_clusters)};
+  ItemsInput t{s.t_items.col(), c.t_weights.data()};
+  return join_detail::join_with(a, b, &t, weak_hash);
+}
+
+void expect_equal(const JoinedClusterings& got, const JoinedClusterings& want,
+                  const std::string& what) {
+  EXPECT_EQ(got.a_cluster, want.a_cluster) << what;
+  EXPECT_EQ(got.b_cluster, want.b_cluster) << what;
+  EXPECT_EQ(got.weight, want.weight) << what;
+  EXPECT_EQ(got.items_row, want.items_row) << what;
+  EXPECT_EQ(got.a_cluster_first_row, want.a_cluster_first_row) << what;
+  EXPECT_EQ(got.b_cluster_first_row, want.b_cluster_first_row) << what;
+  EXPECT_EQ(got.items_table_unmatched, want.items_table_unmatched) << what;
+  EXPECT_EQ(got.items_table_rows, want.items_table_rows) << what;
 }
 
 InputError error_of(const Case& c, size_t partition_rows) {
@@ -222,4 +272,89 @@ TEST(JoinInts, RepeatsComeBeforeBadWeights) {
   EXPECT_STREQ(error_of(c, 1).what(), "weight -1 of item 10 is not a finite number > 0");
   c.t_weights = {1, 1};
   EXPECT_STREQ(error_of(c, 1).what(), "item 10 appears twice (rows 0 and 1)");
+}
+
+TEST(JoinStrings, AgreesWithOracleForAnyPartitionSize) {
+  std::mt19937_64 rng(17);
+  for (int round = 0; round < 20; ++round) {
+    const Case c = random_case(rng, 1 + rng() % 3000);
+    const JoinedClusterings want = oracle(c);
+    for (size_t rows : {size_t(1), size_t(64), size_t(1000), size_t(1) << 20}) {
+      auto [joined, got] = run_strings(c, rows, nullptr);
+      ASSERT_TRUE(joined) << "round " << round;
+      expect_equal(got, want, "round " + std::to_string(round) + " rows " + std::to_string(rows));
+    }
+  }
+}
+
+// A hash of 8 bits: with hundreds of ids, many different ones share a hash.
+uint64_t hash_of_8_bits(std::string_view s) { return detail::hash_bytes(s) >> 56 << 56; }
+// A hash of 20 bits: with ~2,000 ids, about two collisions per case, sometimes none.
+uint64_t hash_of_20_bits(std::string_view s) { return detail::hash_bytes(s) >> 44 << 44; }
+
+// Whether two different ids of the case (in any of its columns) share a hash.
+bool any_collision(const Case& c, detail::StringHashFn h) {
+  std::map<uint64_t, int64_t> seen;
+  for (const auto* ids : {&c.a_items, &c.b_items, &c.t_items})
+    for (int64_t id : *ids) {
+      auto [it, fresh] = seen.emplace(h("item-" + std::to_string(id)), id);
+      if (!fresh && it->second != id) return true;
+    }
+  return false;
+}
+
+TEST(JoinStrings, EveryCollisionIsFoundAndTheExactJoinTakesOver) {
+  std::mt19937_64 rng(19);
+  for (int round = 0; round < 30; ++round) {
+    const Case c = random_case(rng, 1 + rng() % 3000);
+    const JoinedClusterings want = oracle(c);
+    for (detail::StringHashFn weak : {hash_of_8_bits, hash_of_20_bits}) {
+      const bool collides = any_collision(c, weak);
+      for (size_t rows : {size_t(1), size_t(1000)}) {
+        auto [joined, got] = run_strings(c, rows, weak);
+        ASSERT_EQ(joined, !collides) << "round " << round;
+        if (joined) expect_equal(got, want, "round " + std::to_string(round));
+      }
+      expect_equal(join_strings(c, weak), want, "join_with, round " + std::to_string(round));
+    }
+  }
+}
+
+TEST(JoinStrings, ACollisionOfEveryKindIsFound) {
+  // Items 1 and 2 share a hash. Item 3 is in every column, so that nothing is empty.
+  struct Kind {
+    const char* name;
+    std::vector<int64_t> a, b, t;
+  };
+  const std::vector<Kind> kinds = {
+      {"truth and truth", {3, 1, 2}, {3}, {3}}, {"actual and actual", {3}, {3, 1, 2}, {3}},
+      {"items and items", {3}, {3}, {3, 1, 2}}, {"truth and actual", {3, 1}, {3, 2}, {3}},
+      {"truth and items", {3, 1}, {3}, {3, 2}}, {"actual only and items", {3}, {3, 1}, {3, 2}},
+      {"items only", {3}, {3}, {1, 2, 3}},
+  };
+  for (const Kind& k : kinds) {
+    Case c{k.a, std::vector<int64_t>(k.a.size(), 0), k.b, std::vector<int64_t>(k.b.size(), 5),
+           k.t, std::vector<double>(k.t.size(), 2.0)};
+    for (size_t rows : {size_t(1), size_t(100)})
+      EXPECT_FALSE(run_strings(c, rows, cstest::hash_item2_as_item1).first) << k.name;
+    expect_equal(join_strings(c, cstest::hash_item2_as_item1), oracle(c), k.name);
+  }
+}
+
+TEST(JoinStrings, ARepeatBehindACollisionIsStillReported) {
+  // Truth repeats item 1 at row 2; its first hash repeat (row 1) is item 2's collision.
+  const Case c{{1, 2, 1}, {0, 0, 0}, {1}, {0}, {}, {}};
+  const StringCase s(c);
+  ClusteringInput a{"truth", s.a_items.col(), ints(c.a_clusters)};
+  ClusteringInput b{"actual", s.b_items.col(), ints(c.b_clusters)};
+  try {
+    join_detail::join_with(a, b, nullptr, cstest::hash_item2_as_item1);
+    ADD_FAILURE() << "no InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.source(), "truth");
+    EXPECT_STREQ(e.what(), "item 'item-1' appears twice (rows 0 and 2)");
+  }
+  // With the real hash, the partitioned join finds it itself.
+  JoinedClusterings j;
+  EXPECT_THROW(join_detail::join_partitioned(a, b, nullptr, 100, nullptr, &j), InputError);
 }

@@ -1,10 +1,17 @@
-// The join of integer item ids by radix partitioning: each column is scattered into
-// partitions by the top bits of a hash of the id, and each partition is joined through a
-// hash table small enough to stay in L2. What each item of A gets (its B cluster, items
-// row and weight) is written next to its own partitioned tuple, and one last pass over A
-// in row order reads those back from the partitions' ~1,000 sequential streams. At 1e7
-// rows this replaces ~3e7 cache misses into tables of hundreds of MB with sequential
-// scans and cache-resident random access.
+// The join of item ids by radix partitioning: each column is scattered into partitions by
+// the top bits of a hash of the id, and each partition is joined through a hash table
+// small enough to stay in L2. What each item of A gets (its B cluster, items row and
+// weight) is written next to its own partitioned tuple, and one last pass over A in row
+// order reads those back from the partitions' ~1,000 sequential streams. At 1e7 rows
+// this replaces ~3e7 cache misses into tables of hundreds of MB with sequential scans
+// and cache-resident random access.
+//
+// Integer ids hash through a bijection, so equal hashes are equal ids. String ids hash
+// to 64 bits, where two different ids may collide: every match the hashes make is then
+// compared byte for byte, in row order with the bytes fetched ahead, and a collision
+// sends the caller to the exact join (join.cpp). Comparing each string once against its
+// match costs a fraction of the exact join's three or four dependent cache misses per
+// lookup (1e7 string ids: ~18 s that way).
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -21,16 +28,34 @@ namespace clusterscore::join_detail {
 namespace {
 
 using detail::kPrefetch;
+using detail::prefetch_bytes;
+using detail::prefetch_offset;
+
+// How a column's ids are hashed. Integers: mix64, a bijection, so equal hashes are equal
+// ids. Strings: 64 bits of the bytes, so a match needs its bytes compared.
+struct IntHash {
+  static constexpr bool kExact = true;
+  uint64_t operator()(const IdColumn& c, size_t r) const {
+    return detail::mix64(uint64_t(c.ints[r]));
+  }
+};
+struct StringHash {
+  static constexpr bool kExact = false;
+  StringHashFn weak;  // a test's, or null: hash_bytes, inlined
+  uint64_t operator()(const IdColumn& c, size_t r) const {
+    return detail::hash_string(weak, c.str(r));
+  }
+};
 
 struct Tuple {
-  uint64_t hash;   // mix64 of the id: a bijection, so equal hashes mean equal ids
+  uint64_t hash;   // of the id
   uint32_t row;    // in its own column
-  uint32_t extra;  // B: the row's dense cluster index; unused otherwise
+  uint32_t extra;  // B, integer ids: the row's dense cluster index; unused otherwise
 };
 
 // What an item of A is found to have; overwrites its tuple once the tuple is in the table.
 struct Found {
-  uint32_t b_cluster;
+  uint32_t b_cluster;  // string ids: B's row until compare_strings() makes it a cluster
   uint32_t items_row;
   double weight;
 };
@@ -70,11 +95,12 @@ size_t room_per_partition(size_t rows, unsigned bits) {
 
 // Stable scatter of rows into partitions laid out by `out.begin` (which it consumes);
 // false if a partition outgrew its room (`out.end` then is not meaningful).
-bool scatter(const IdColumn& ids, const uint32_t* extra, const double* weight, unsigned bits,
-             const std::vector<size_t>& limit, Partitions* out) {
+template <class Hash>
+bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const double* weight,
+             unsigned bits, const std::vector<size_t>& limit, Partitions* out) {
   std::vector<size_t> next = out->begin;
   for (size_t r = 0; r < ids.size; ++r) {
-    const uint64_t h = detail::mix64(uint64_t(ids.ints[r]));
+    const uint64_t h = hash(ids, r);
     const size_t p = part_of(h, bits);
     if (next[p] == limit[p]) [[unlikely]]
       return false;
@@ -94,8 +120,9 @@ bool scatter(const IdColumn& ids, const uint32_t* extra, const double* weight, u
 // One pass into partitions with room to spare (a first pass counting the rows of each
 // partition took 13 ms per column at 1e7); two, counting first, when rows are few or a
 // partition overflows.
-Partitions partition(const IdColumn& ids, const uint32_t* extra, const double* weight,
-                     unsigned bits) {
+template <class Hash>
+Partitions partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra,
+                     const double* weight, unsigned bits) {
   Partitions out;
   const size_t n = ids.size, parts = size_t(1) << bits;
   if (const size_t room = room_per_partition(n, bits)) {
@@ -104,16 +131,16 @@ Partitions partition(const IdColumn& ids, const uint32_t* extra, const double* w
     out.begin.resize(parts);
     std::vector<size_t> limit(parts);
     for (size_t p = 0; p < parts; ++p) out.begin[p] = p * room, limit[p] = (p + 1) * room;
-    if (scatter(ids, extra, weight, bits, limit, &out)) return out;
+    if (scatter(hash, ids, extra, weight, bits, limit, &out)) return out;
   }
   out = Partitions{};  // the overflowed buffers go before new ones are taken
   std::vector<size_t> start(parts + 1, 0);
-  for (size_t r = 0; r < n; ++r) ++start[part_of(detail::mix64(uint64_t(ids.ints[r])), bits) + 1];
+  for (size_t r = 0; r < n; ++r) ++start[part_of(hash(ids, r), bits) + 1];
   for (size_t p = 0; p < parts; ++p) start[p + 1] += start[p];
   out.entries = BigBuffer<Entry>(n);
   if (weight) out.weight = BigBuffer<double>(n);
   out.begin.assign(start.begin(), start.end() - 1);
-  if (!scatter(ids, extra, weight, bits, {start.begin() + 1, start.end()}, &out))
+  if (!scatter(hash, ids, extra, weight, bits, {start.begin() + 1, start.end()}, &out))
     throw std::logic_error("clusterscore: partition counts were wrong");
   return out;
 }
@@ -192,35 +219,48 @@ struct FirstRepeat {
   bool found() const { return row != std::numeric_limits<size_t>::max(); }
 };
 
-class IntJoin {
+template <class Hash>
+class PartitionedJoin {
  public:
-  IntJoin(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-          JoinedClusterings* j)
-      : a_(a), b_(b), t_(items), j_(j) {}
+  PartitionedJoin(const Hash& hash, const ClusteringInput& a, const ClusteringInput& b,
+                  const ItemsInput* items, JoinedClusterings* j)
+      : hash_(hash), a_(a), b_(b), t_(items), j_(j) {}
 
-  void run(size_t partition_rows) {
+  // False if string ids collided (see join_partitioned).
+  bool run(size_t partition_rows) {
     j_->a_cluster = detail::intern_column(a_.clusters, &j_->a_cluster_first_row);
     const BigVector<uint32_t> b_row_cluster =
         detail::intern_column(b_.clusters, &j_->b_cluster_first_row);
     const unsigned bits = partition_bits(partition_rows);
     const Partitions pa = join_partitions(bits, b_row_cluster);
-    if (a_repeat_.found())
-      duplicate(a_.role, a_.items, first_row_with(a_.items, a_repeat_.row), a_repeat_.row);
-    if (b_repeat_.found())
-      duplicate(b_.role, b_.items, first_row_with(b_.items, b_repeat_.row), b_repeat_.row);
+    if (!report_repeat(a_.role, a_.items, a_repeat_)) return false;
+    if (!report_repeat(b_.role, b_.items, b_repeat_)) return false;
     if (t_bad_weight_) check_weights(*t_);
-    if (t_repeat_.found())
-      duplicate("items", t_->items, first_row_with(t_->items, t_repeat_.row), t_repeat_.row);
+    if (t_ && !report_repeat("items", t_->items, t_repeat_)) return false;
     unpartition(pa, bits);
+    if constexpr (!Hash::kExact)
+      if (!compare_strings(b_row_cluster)) return false;
     append_b_only(b_row_cluster);
+    return true;
   }
 
  private:
+  // Throws for a row whose id repeats an earlier row's; false if the hashes only collided.
+  bool report_repeat(const std::string& role, const IdColumn& ids, const FirstRepeat& repeat) {
+    if (!repeat.found()) return true;
+    const size_t first = first_row_with(ids, repeat.row);
+    if (first == repeat.row) return false;  // no earlier row holds the same bytes
+    duplicate(role, ids, first, repeat.row);
+  }
+
   // Returns A's partitions, each entry holding what its item was found to have.
   Partitions join_partitions(unsigned bits, const BigVector<uint32_t>& b_row_cluster) {
-    Partitions pa = partition(a_.items, nullptr, nullptr, bits);
-    const Partitions pb = partition(b_.items, b_row_cluster.data(), nullptr, bits);
-    const Partitions pt = t_ ? partition(t_->items, nullptr, t_->weights, bits) : Partitions{};
+    Partitions pa = partition(hash_, a_.items, nullptr, nullptr, bits);
+    // String ids keep B's row (in the tuple anyway) until their bytes are compared.
+    const uint32_t* b_extra = Hash::kExact ? b_row_cluster.data() : nullptr;
+    const Partitions pb = partition(hash_, b_.items, b_extra, nullptr, bits);
+    const Partitions pt =
+        t_ ? partition(hash_, t_->items, nullptr, t_->weights, bits) : Partitions{};
     t_bad_weight_ = pt.bad_weight;
     b_only_.assign((b_.items.size + 63) / 64, 0);
     PartTable table;
@@ -247,12 +287,45 @@ class IntJoin {
     if (t_) j_->items_row.reserve(all);
     std::vector<size_t> next = pa.begin;
     for (size_t r = 0; r < n; ++r) {
-      const Found& f =
-          pa.entries[next[part_of(detail::mix64(uint64_t(a_.items.ints[r])), bits)]++].found;
+      const Found& f = pa.entries[next[part_of(hash_(a_.items, r), bits)]++].found;
       j_->b_cluster.push_back(f.b_cluster);
       j_->weight.push_back(f.weight);
       if (t_) j_->items_row.push_back(f.items_row);
     }
+  }
+
+  // String ids: compares each item of A with the B and items-table rows its hash matched,
+  // and turns the B rows in b_cluster into B's clusters; false at the first pair that
+  // differs. Those rows are read at random: their offsets are fetched 2 * kAhead items
+  // ahead, and their bytes kAhead items ahead, once the offsets are in cache.
+  bool compare_strings(const BigVector<uint32_t>& b_row_cluster) {
+    constexpr size_t kAhead = 2 * kPrefetch;
+    BigVector<uint32_t>& b_of = j_->b_cluster;  // B rows, for now
+    const uint32_t* t_of = t_ ? j_->items_row.data() : nullptr;
+    const IdColumn& a = a_.items;
+    const IdColumn& b = b_.items;
+    const size_t n = a.size;
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 2 * kAhead < n) {
+        if (const uint32_t r = b_of[i + 2 * kAhead]; r != kNone) {
+          prefetch_offset(b, r);
+          __builtin_prefetch(&b_row_cluster[r]);
+        }
+        if (t_of && t_of[i + 2 * kAhead] != kNone) prefetch_offset(t_->items, t_of[i + 2 * kAhead]);
+      }
+      if (i + kAhead < n) {
+        if (const uint32_t r = b_of[i + kAhead]; r != kNone) prefetch_bytes(b, r);
+        if (t_of && t_of[i + kAhead] != kNone) prefetch_bytes(t_->items, t_of[i + kAhead]);
+      }
+      if (const uint32_t r = b_of[i]; r != kNone) {
+        if (a.str(i) != b.str(r)) return false;
+        b_of[i] = b_row_cluster[r];
+      }
+      if (t_of && t_of[i] != kNone && a.str(i) != t_->items.str(t_of[i])) return false;
+    }
+    for (const auto& [b_row, t_row] : b_only_items_)
+      if (b.str(b_row) != t_->items.str(t_row)) return false;
+    return true;
   }
 
   unsigned partition_bits(size_t partition_rows) const {
@@ -288,7 +361,7 @@ class IntJoin {
         b_repeat_.note(x.row);
       } else if (s.in(kInA)) {
         s.tag |= kInB;
-        pa.entries[s.row].found.b_cluster = x.extra;
+        pa.entries[s.row].found.b_cluster = Hash::kExact ? x.extra : x.row;
       } else {
         s.row = x.row;
         s.tag |= kInB;
@@ -350,6 +423,7 @@ class IntJoin {
     }
   }
 
+  const Hash hash_;
   const ClusteringInput& a_;
   const ClusteringInput& b_;
   const ItemsInput* t_;
@@ -365,10 +439,11 @@ class IntJoin {
 
 }  // namespace
 
-void join_int_ids(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-                  size_t partition_rows, JoinedClusterings* j) {
+bool join_partitioned(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
+                      size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j) {
   if (partition_rows == 0) throw std::invalid_argument("clusterscore: partition_rows is 0");
-  IntJoin(a, b, items, j).run(partition_rows);
+  if (!a.items.is_string()) return PartitionedJoin(IntHash{}, a, b, items, j).run(partition_rows);
+  return PartitionedJoin(StringHash{weak_hash}, a, b, items, j).run(partition_rows);
 }
 
 }  // namespace clusterscore::join_detail

@@ -33,13 +33,60 @@ inline uint64_t hash_bytes(std::string_view s) {
   return mix64(h ^ tail ^ (uint64_t(n) << 56));
 }
 
+// Hashes for the join and interning of string ids, which never leave the process (unlike
+// hash_bytes, behind the fingerprints written into sample manifests). Built as wyhash is
+// (public domain): no variable-length copy, whose memcpy call cost more than the rest,
+// but loads that may overlap, folded by 128-bit multiplication. At 1e7 ids of ~20
+// bytes, partitioning three columns took 0.81 s with hash_bytes and 0.37-0.41 s with
+// this; putting A back in row order, 0.24 s and 0.10 s.
+namespace wy {
+inline uint64_t mum(uint64_t a, uint64_t b) {
+  const unsigned __int128 r = (unsigned __int128)a * b;
+  return uint64_t(r) ^ uint64_t(r >> 64);
+}
+inline uint64_t read8(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return v;
+}
+inline uint64_t read4(const char* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline constexpr uint64_t kP0 = 0xa0761d6478bd642full, kP1 = 0xe7037ed1a0b428dbull,
+                          kP2 = 0x8ebc6af09c88c6e3ull;
+}  // namespace wy
+
+inline uint64_t hash_id_bytes(std::string_view s) {
+  using namespace wy;
+  const char* p = s.data();
+  const size_t n = s.size();
+  uint64_t seed = kP0, a = 0, b = 0;
+  if (n <= 16) {
+    if (n >= 4) {  // first and last 4 bytes, and 4 more from each half when n >= 8
+      const size_t mid = (n >> 3) << 2;
+      a = (read4(p) << 32) | read4(p + mid);
+      b = (read4(p + n - 4) << 32) | read4(p + n - 4 - mid);
+    } else if (n > 0) {
+      a = (uint64_t(uint8_t(p[0])) << 16) | (uint64_t(uint8_t(p[n >> 1])) << 8) | uint8_t(p[n - 1]);
+    }
+  } else {
+    size_t left = n;
+    for (; left > 16; left -= 16, p += 16) seed = mum(read8(p) ^ kP1, read8(p + 8) ^ seed);
+    a = read8(p + left - 16);
+    b = read8(p + left - 8);
+  }
+  return mum(kP1 ^ n, mum(a ^ kP1, b ^ seed ^ kP2));
+}
+
 // A 64-bit hash of a string id. Tests pass weak ones to the hashed paths (the join and
 // interning of strings) to make different ids collide, which those paths must detect.
 using StringHashFn = uint64_t (*)(std::string_view);
 
-// `weak`, or hash_bytes (inlined) if null.
+// `weak`, or hash_id_bytes (inlined) if null.
 inline uint64_t hash_string(StringHashFn weak, std::string_view s) {
-  return weak ? weak(s) : hash_bytes(s);
+  return weak ? weak(s) : hash_id_bytes(s);
 }
 
 }  // namespace clusterscore::detail

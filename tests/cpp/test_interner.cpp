@@ -176,6 +176,23 @@ TEST(InternColumn, LongStringsByHashThenBytesWhateverTheHash) {
   }
 }
 
+// The join's string hash reads every byte of the id and nothing beyond it, at every
+// length its loads are chosen by (0-3, 4-7, 8-16, more in blocks of 16).
+TEST(HashIdBytes, EveryByteAndOnlyThoseCount) {
+  std::mt19937_64 rng(23);
+  for (size_t n = 0; n <= 70; ++n) {
+    std::string buf(n + 8, '\0');
+    for (char& c : buf) c = char(rng());
+    const uint64_t h = clusterscore::detail::hash_id_bytes(std::string_view(buf.data(), n));
+    for (size_t k = 0; k < n + 8; ++k) {
+      std::string changed = buf;
+      changed[k] = char(changed[k] ^ (1 << (k % 8)));
+      const uint64_t g = clusterscore::detail::hash_id_bytes(std::string_view(changed.data(), n));
+      EXPECT_EQ(g != h, k < n) << "length " << n << " byte " << k;
+    }
+  }
+}
+
 TEST(Concatenate, IntegerChunksInOrder) {
   const std::vector<int64_t> a = {5, -1}, b = {}, c = {7, 8, 9};
   const ConcatenatedIds all = concatenate({cstest::ints(a), cstest::ints(b), cstest::ints(c)});

@@ -4,7 +4,8 @@ contingency_matrix(sparse=True) on the same labels, in the same run.
     python bench/bench_evaluate.py [--n 10000000] [--repeat 3]
 
 Input (bench/synth.py): power-law clusters, 10% of items moved by splits and merges,
-random int64 ids, random weights, one slice column. One thread throughout.
+random int64 ids, random weights, one slice column; the "strings" run has the same
+clusterings with string item and cluster ids. One thread throughout.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ def child(kind: str, n: int, repeat: int, workdir: str) -> dict:
     import clusterscore as cs
 
     truth, actual, items = synth.make(n, moved=0.10)
+    if kind == "strings":
+        truth, actual, items = synth.with_string_ids(truth, actual, items)
     if kind == "sklearn":
         from sklearn.metrics.cluster import contingency_matrix
 
@@ -58,13 +61,16 @@ def child(kind: str, n: int, repeat: int, workdir: str) -> dict:
 
 def main() -> None:
     args = harness.parse_args()
-    rows = harness.child_or_parent(__file__, args, ["memory", "parquet", "sklearn"], child)
+    rows = harness.child_or_parent(
+        __file__, args, ["memory", "parquet", "strings", "sklearn"], child
+    )
     if not rows:
         return
     sk = next(r for r in rows if r["kind"] == "sklearn")["best_s"]
     names = {
         "memory": "clusterscore evaluate, all levels, Arrow tables in memory",
         "parquet": "clusterscore evaluate, all levels, from Parquet files",
+        "strings": "clusterscore evaluate, all levels, string ids, in memory",
         "sklearn": "sklearn contingency_matrix(sparse=True), labels pre-aligned",
     }
     print(f"\nn = {args.n:,} items, best of {args.repeat}, one thread\n")

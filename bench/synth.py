@@ -55,3 +55,21 @@ def make(n: int, moved: float = 0.10, seed: int = 0):
         }
     )
     return t, a, items
+
+
+def with_string_ids(truth: pa.Table, actual: pa.Table, items: pa.Table):
+    """The same tables with string ids, as many real datasets have them: item ids
+    "item-<n>" (~24 bytes) and cluster ids "cluster-<n>" (~14 bytes)."""
+    import pyarrow.compute as pc
+
+    def named(prefix: str, column: pa.ChunkedArray) -> pa.ChunkedArray:
+        return pc.binary_join_element_wise(prefix, pc.cast(column, pa.string()), "")
+
+    def convert(table: pa.Table, columns: dict) -> pa.Table:
+        for name, prefix in columns.items():
+            i = table.schema.get_field_index(name)
+            table = table.set_column(i, name, named(prefix, table.column(name)))
+        return table
+
+    ids = {"item_id": "item-", "cluster_id": "cluster-"}
+    return convert(truth, ids), convert(actual, ids), convert(items, {"item_id": "item-"})

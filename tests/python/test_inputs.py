@@ -210,3 +210,55 @@ def test_parquet_row_count_that_disagrees_with_the_data_is_an_error(
     path.write_bytes(b"not read: ParquetFile is replaced")
     with pytest.raises(ValueError, match=f"t.parquet: {message}"):
         cs.evaluate(path, {1: 1})
+
+
+def _clusterings_named(ids, truth, actual, weights, country, text, large):
+    """The same clusterings with integer ids, or with string ids that name them
+    ("item-<n>", "cluster-<n>": longer than 7 bytes, so hashed, not packed). Truth
+    lacks the last 500 items, actual the first 300 (and lists items in another order),
+    and the items table has 200 more than either."""
+    kind = pa.large_string() if large else pa.string()
+
+    def named(prefix, values):
+        return pa.array([f"{prefix}{v}" for v in values], kind) if text else pa.array(values)
+
+    n = len(ids) - 200
+    t, a = slice(0, n - 500), np.random.default_rng(1).permutation(np.arange(300, n))
+    truth_table = pa.table(
+        {"item_id": named("item-", ids[t]), "cluster_id": named("cluster-", truth[t])}
+    )
+    actual_table = pa.table(
+        {"item_id": named("item-", ids[a]), "cluster_id": named("cluster-", actual[a])}
+    )
+    items = pa.table({"item_id": named("item-", ids), "weight": weights, "country": country})
+    return truth_table, actual_table, items
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_string_ids_score_as_the_integers_they_name(large):
+    """String ids join through the hashed radix partitions (several partitions at 1e5
+    items) and string cluster ids are interned by hash: every level equals the one the
+    same clusterings give with integer ids, to the bit."""
+    rng = np.random.default_rng(7)
+    n = 100_000
+    ids = rng.permutation(3 * n)[:n].astype(np.int64)
+    truth = rng.integers(0, n // 4, n)
+    actual = np.where(rng.random(n) < 0.2, rng.integers(0, n // 3, n), truth)
+    args = (ids, truth, actual, rng.uniform(0.5, 2.0, n), rng.choice(["US", "DE", "FR"], n))
+    as_ints = _clusterings_named(*args, text=False, large=large)
+    as_text = _clusterings_named(*args, text=True, large=large)
+    want, got = cs.evaluate(*as_ints), cs.evaluate(*as_text)
+    assert got.coverage == want.coverage
+    assert want.coverage["truth_only_items"] == 300 and want.coverage["actual_only_items"] == 500
+    assert got.overall == want.overall
+    for side in ("truth", "actual"):
+        w, g = want.per_cluster(side), got.per_cluster(side)
+        assert g.cluster_id.tolist() == [f"cluster-{c}" for c in w.cluster_id]
+        pd.testing.assert_frame_equal(g.drop(columns="cluster_id"), w.drop(columns="cluster_id"))
+    w, g = want.per_item(), got.per_item()
+    assert g.item_id.tolist() == [f"item-{i}" for i in w.item_id]
+    cols = ["weight", "tp", "fp", "fn", "tn", "precision", "recall", "jaccard_index"]
+    pd.testing.assert_frame_equal(g[cols], w[cols])
+    pd.testing.assert_frame_equal(got.per_slice("country"), want.per_slice("country"))
+    d_want, d_got = cs.diff(*as_ints), cs.diff(*as_text)
+    assert d_got.overall == d_want.overall

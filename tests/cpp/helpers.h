@@ -1,12 +1,15 @@
 // Small builders for id columns in C++ tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "clusterscore/clustering.h"
+#include "clusterscore/error.h"
 #include "detail/hash.h"
 
 namespace cstest {
@@ -30,6 +33,18 @@ struct Strings {
 // with "item-1".
 inline uint64_t hash_item2_as_item1(std::string_view s) {
   return clusterscore::detail::hash_bytes(s == "item-2" ? "item-1" : s);
+}
+
+// The InputError `f` throws (a test failure if it throws none).
+template <class F>
+clusterscore::InputError error_of(F f) {
+  try {
+    f();
+  } catch (const clusterscore::InputError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "no InputError";
+  return clusterscore::InputError("", -1, "");
 }
 
 inline clusterscore::IdColumn ints(const std::vector<int64_t>& v) {

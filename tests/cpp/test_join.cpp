@@ -8,20 +8,11 @@
 #include "helpers.h"
 
 using namespace clusterscore;
+using cstest::error_of;
 using cstest::ints;
 
 namespace {
 // Runs `f` and returns the InputError it throws (fails the test if none).
-template <class F>
-InputError error_of(F f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError";
-  return InputError("", -1, "");
-}
 }  // namespace
 
 TEST(Join, UnionOfItemsWithSidesAndWeights) {

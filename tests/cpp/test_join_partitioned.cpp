@@ -17,6 +17,7 @@
 #include "join_parts.h"
 
 using namespace clusterscore;
+using cstest::error_of;
 using cstest::ints;
 
 namespace {
@@ -142,13 +143,7 @@ void expect_equal(const JoinedClusterings& got, const JoinedClusterings& want,
 }
 
 InputError error_of(const Case& c, size_t partition_rows) {
-  try {
-    run(c, partition_rows);
-  } catch (const InputError& e) {
-    return e;
-  }
-  ADD_FAILURE() << "no InputError";
-  return InputError("", -1, "");
+  return cstest::error_of([&] { run(c, partition_rows); });
 }
 
 }  // namespace
@@ -160,15 +155,8 @@ TEST(JoinInts, AgreesWithOracleForAnyPartitionSize) {
     const JoinedClusterings want = oracle(c);
     // 1000 rows: partitions big enough to be scattered in one pass, with room to spare.
     for (size_t rows : {size_t(1), size_t(3), size_t(64), size_t(1000), size_t(1) << 20}) {
-      const JoinedClusterings got = run(c, rows);
-      ASSERT_EQ(got.a_cluster, want.a_cluster) << "round " << round << " rows " << rows;
-      ASSERT_EQ(got.b_cluster, want.b_cluster);
-      ASSERT_EQ(got.weight, want.weight);
-      ASSERT_EQ(got.items_row, want.items_row);
-      ASSERT_EQ(got.a_cluster_first_row, want.a_cluster_first_row);
-      ASSERT_EQ(got.b_cluster_first_row, want.b_cluster_first_row);
-      ASSERT_EQ(got.items_table_unmatched, want.items_table_unmatched);
-      ASSERT_EQ(got.items_table_rows, want.items_table_rows);
+      expect_equal(run(c, rows), want,
+                   "round " + std::to_string(round) + " rows " + std::to_string(rows));
     }
   }
 }
@@ -347,13 +335,10 @@ TEST(JoinStrings, ARepeatBehindACollisionIsStillReported) {
   const StringCase s(c);
   ClusteringInput a{"truth", s.a_items.col(), ints(c.a_clusters)};
   ClusteringInput b{"actual", s.b_items.col(), ints(c.b_clusters)};
-  try {
-    join_detail::join_with(a, b, nullptr, cstest::hash_item2_as_item1);
-    ADD_FAILURE() << "no InputError";
-  } catch (const InputError& e) {
-    EXPECT_EQ(e.source(), "truth");
-    EXPECT_STREQ(e.what(), "item 'item-1' appears twice (rows 0 and 2)");
-  }
+  const InputError e =
+      error_of([&] { join_detail::join_with(a, b, nullptr, cstest::hash_item2_as_item1); });
+  EXPECT_EQ(e.source(), "truth");
+  EXPECT_STREQ(e.what(), "item 'item-1' appears twice (rows 0 and 2)");
   // With the real hash, the partitioned join finds it itself.
   JoinedClusterings j;
   EXPECT_THROW(join_detail::join_partitioned(a, b, nullptr, 100, nullptr, &j), InputError);

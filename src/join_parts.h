@@ -32,13 +32,13 @@ using detail::StringHashFn;
 // on a hash of the id, so that every lookup hits a cache-resident table: fills every
 // field of `j` but the roles and row counts, with the numbering and errors of join().
 // `partition_rows` (> 0) sets the partitions' size (tests make it tiny). String ids are
-// hashed with `weak_hash`, or hash_bytes if null, and every match is then compared byte
+// hashed with `weak_hash`, or hash_id_bytes if null, and every match is then compared byte
 // for byte: returns false (and leaves `j` unspecified) if two different ids had the same
 // hash, for the caller to join exactly instead. Integer ids always return true.
 bool join_partitioned(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
                       size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j);
 
-// join() with string ids hashed by `weak_hash` (null: hash_bytes), for tests.
+// join() with string ids hashed by `weak_hash` (null: hash_id_bytes), for tests.
 JoinedClusterings join_with(const ClusteringInput& a, const ClusteringInput& b,
                             const ItemsInput* items, StringHashFn weak_hash);
 

@@ -17,7 +17,7 @@ namespace clusterscore::detail {
 // keys; longer strings are interned by a 64-bit hash and then compared with the first
 // row of their id; anything else goes through the hash interner. O(rows) expected.
 BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row);
-// The same with strings hashed by `weak_hash` (null: hash_bytes), for tests: different
+// The same with strings hashed by `weak_hash` (null: hash_id_bytes), for tests: different
 // strings it maps to the same hash are told apart by the hash interner instead.
 BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row,
                                   StringHashFn weak_hash);

@@ -22,9 +22,6 @@ inline void prefetch_offset(const IdColumn& c, size_t row) {
   else
     __builtin_prefetch(&c.offsets64[row]);
 }
-inline void prefetch_bytes(const IdColumn& c, size_t row) {
-  __builtin_prefetch(c.chars +
-                     (c.type == IdColumn::Type::kString32 ? c.offsets32[row] : c.offsets64[row]));
-}
+inline void prefetch_bytes(const IdColumn& c, size_t row) { __builtin_prefetch(c.str(row).data()); }
 
 }  // namespace clusterscore::detail

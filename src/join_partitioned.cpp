@@ -287,7 +287,11 @@ class PartitionedJoin {
     if (t_) j_->items_row.reserve(all);
     std::vector<size_t> next = pa.begin;
     for (size_t r = 0; r < n; ++r) {
-      const Found& f = pa.entries[next[part_of(hash_(a_.items, r), bits)]++].found;
+      const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
+      // Too many streams for the hardware to follow: each fetches its own next lines, two
+      // lines ahead (at 1e7 rows, 0.060-0.062 -> 0.055-0.056 s).
+      __builtin_prefetch(&pa.entries[at + 8]);
+      const Found& f = pa.entries[at].found;
       j_->b_cluster.push_back(f.b_cluster);
       j_->weight.push_back(f.weight);
       if (t_) j_->items_row.push_back(f.items_row);

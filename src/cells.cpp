@@ -319,8 +319,10 @@ class BlockSorter {
     for (size_t e = e0; e < e1; ++e) ++start_[b.rec[e].row - r0 + 1];
     for (size_t r = 0; r < r1 - r0; ++r) start_[r + 1] += start_[r];
     if (local_.size() < e1 - e0) local_.resize(e1 - e0);
-    if (cell && sorted_at_.size() < e1 - e0)
-      sorted_at_.resize(e1 - e0), local_cell_.resize(e1 - e0);
+    if (cell && sorted_at_.size() < e1 - e0) {
+      sorted_at_.resize(e1 - e0);
+      local_cell_.resize(e1 - e0);
+    }
     next_.assign(start_.begin(), start_.end() - 1);
     for (size_t e = e0; e < e1; ++e) {
       const uint32_t at = next_[b.rec[e].row - r0]++;

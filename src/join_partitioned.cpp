@@ -339,63 +339,68 @@ class PartitionedJoin {
     return bits;
   }
 
-  // Puts partition p of A in the table, turning each entry into "nothing found yet" as it
-  // goes (a repeat's first row is found again by a scan, as for B).
-  void add_a(Partitions& pa, size_t p, PartTable& table) {
-    for (size_t e = pa.begin[p]; e < pa.end[p]; ++e) {
-      if (e + kPrefetch < pa.end[p]) table.prefetch(pa.entries[e + kPrefetch].tuple.hash);
-      const Tuple x = pa.entries[e].tuple;
-      pa.entries[e].found = {kNone, kNone, 1.0};
-      Slot& s = table.find_or_add(x.hash);
-      if (s.in(kInA)) {
-        a_repeat_.note(x.row);
-        continue;
-      }
-      s.row = uint32_t(e);
-      s.tag |= kInA;
+  // Calls on(e, tuple, slot) for each entry e of partition p in order, with its tuple (a
+  // copy: `on` may overwrite the entry) and the table slot of its hash, new (no Seen bits)
+  // if absent. Slots are fetched kPrefetch entries ahead.
+  template <class On>
+  [[gnu::always_inline]] static void each_entry(const Partitions& part, size_t p, PartTable& table,
+                                                On on) {
+    for (size_t e = part.begin[p]; e < part.end[p]; ++e) {
+      if (e + kPrefetch < part.end[p]) table.prefetch(part.entries[e + kPrefetch].tuple.hash);
+      const Tuple x = part.entries[e].tuple;
+      on(e, x, table.find_or_add(x.hash));
     }
   }
 
+  // Puts partition p of A in the table, turning each entry into "nothing found yet" as it
+  // goes (a repeat's first row is found again by a scan, as for B).
+  void add_a(Partitions& pa, size_t p, PartTable& table) {
+    each_entry(pa, p, table, [&](size_t e, const Tuple& x, Slot& s) {
+      pa.entries[e].found = {kNone, kNone, 1.0};
+      if (s.in(kInA)) {
+        a_repeat_.note(x.row);
+        return;
+      }
+      s.row = uint32_t(e);
+      s.tag |= kInA;
+    });
+  }
+
   void add_b(const Partitions& pb, size_t p, PartTable& table, Partitions& pa) {
-    for (size_t e = pb.begin[p]; e < pb.end[p]; ++e) {
-      if (e + kPrefetch < pb.end[p]) table.prefetch(pb.entries[e + kPrefetch].tuple.hash);
-      const Tuple& x = pb.entries[e].tuple;
-      Slot& s = table.find_or_add(x.hash);
+    each_entry(pb, p, table, [&](size_t, const Tuple& x, Slot& s) {
       if (s.in(kInB)) {
         b_repeat_.note(x.row);
-      } else if (s.in(kInA)) {
-        s.tag |= kInB;
+        return;
+      }
+      s.tag |= kInB;
+      if (s.in(kInA)) {
         pa.entries[s.row].found.b_cluster = Hash::kExact ? x.extra : x.row;
       } else {
         s.row = x.row;
-        s.tag |= kInB;
         b_only_[x.row >> 6] |= uint64_t(1) << (x.row & 63);
       }
-    }
+    });
   }
 
   void add_items(const Partitions& pt, size_t p, PartTable& table, Partitions& pa) {
     if (pt.empty()) return;  // no items table
-    for (size_t e = pt.begin[p]; e < pt.end[p]; ++e) {
-      if (e + kPrefetch < pt.end[p]) table.prefetch(pt.entries[e + kPrefetch].tuple.hash);
-      const Tuple& x = pt.entries[e].tuple;
-      Slot& s = table.find_or_add(x.hash);
+    each_entry(pt, p, table, [&](size_t e, const Tuple& x, Slot& s) {
       if (s.in(kInItems)) {
         t_repeat_.note(x.row);
-      } else if (s.in(kInA)) {
-        s.tag |= kInItems;
+        return;
+      }
+      s.tag |= kInItems;
+      if (s.in(kInA)) {
         Found& f = pa.entries[s.row].found;
         f.items_row = x.row;
         if (t_->weights) f.weight = pt.weight[e];
       } else if (s.in(kInB)) {
-        s.tag |= kInItems;
         b_only_items_.push_back({s.row, x.row});
       } else {
         s.row = x.row;
-        s.tag |= kInItems;
         ++j_->items_table_unmatched;
       }
-    }
+    });
   }
 
   // Numbers the items found only in B after A's, in B's row order; sets their B cluster,

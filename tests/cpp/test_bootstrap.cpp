@@ -1,0 +1,205 @@
+#include "clusterscore/bootstrap.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "detail/random.h"
+#include "helpers.h"
+
+using namespace clusterscore;
+using cstest::ints;
+
+namespace {
+
+// SPEC §1's Figure 2 (truth {i1,i2} {i3}, weights 1 2 3) scored for several actual
+// clusterings, with a slice {i1} {i2,i3}.
+struct Runs {
+  std::vector<int64_t> items = {1, 2, 3}, truth = {10, 10, 20};
+  std::vector<double> w = {1, 2, 3};
+  std::vector<int64_t> slice = {0, 1, 1};
+  ItemsInput table{ints(items), w.data()};
+  std::vector<std::vector<int64_t>> actual;
+  std::vector<Comparison> c;
+  explicit Runs(std::vector<std::vector<int64_t>> runs) : actual(std::move(runs)) {
+    for (const auto& a : actual)
+      c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
+                     ClusteringInput{"actual", ints(items), ints(a)}, &table,
+                     MetricFamily::kPointwise);
+  }
+  std::vector<ClusterSums> sums(bool by_slice) const {
+    std::vector<ClusterSums> out;
+    for (const Comparison& x : c) {
+      const ItemGrouping g = x.group_items({ints(slice)});
+      out.push_back(truth_cluster_sums(x, by_slice ? &g : nullptr));
+    }
+    return out;
+  }
+};
+
+const DeltaRow& row_of(const BootstrapResult& r, uint32_t a, uint32_t b, uint32_t group,
+                       const std::string& metric) {
+  const uint32_t m = uint32_t(std::find(r.metrics.begin(), r.metrics.end(), metric) - r.metrics.begin());
+  for (const DeltaRow& x : r.rows)
+    if (x.run_a == a && x.run_b == b && x.group == group && x.metric == m) return x;
+  throw std::runtime_error("no row");
+}
+
+}  // namespace
+
+TEST(Bootstrap, FullDataDeltasAreTheEvaluationsDifferences) {
+  const Runs r({{7, 8, 7}, {10, 10, 20}, {1, 1, 1}});
+  const BootstrapResult b = paired_bootstrap(r.sums(false), {200, 1, 0.9});
+  EXPECT_EQ(b.metrics.back(), "f1_of_means");
+  ASSERT_EQ(b.rows.size(), 3 * b.metrics.size());  // three pairs, one group
+  for (uint32_t a = 0; a < 3; ++a)
+    for (uint32_t z = a + 1; z < 3; ++z) {
+      const GroupTable ga = r.c[a].overall(), gz = r.c[z].overall();
+      for (const std::string& m : b.metrics) {
+        const DeltaRow& x = row_of(b, a, z, 0, m);
+        EXPECT_NEAR(x.value_a, ga.column(m)[0], 1e-15) << m;
+        EXPECT_NEAR(x.value_b, gz.column(m)[0], 1e-15) << m;
+        EXPECT_DOUBLE_EQ(x.delta, x.value_b - x.value_a);
+        EXPECT_EQ(x.resamples, 200u);
+      }
+    }
+  // Figure 2 against the truth itself: precision 3/4 -> 1 in every resample (both truth
+  // clusters have mean precision 3/4), recall 7/9 -> 1 with resampled deltas in
+  // {4/9, 2/9, 0} (clusters drawn (2, 0), (1, 1), (0, 2)).
+  const DeltaRow& p = row_of(b, 0, 1, 0, "precision");
+  EXPECT_DOUBLE_EQ(p.delta, 0.25);
+  EXPECT_NEAR(p.std_error, 0, 1e-15);
+  EXPECT_NEAR(p.ci_low, 0.25, 1e-15);
+  EXPECT_NEAR(p.ci_high, 0.25, 1e-15);
+  const DeltaRow& rc = row_of(b, 0, 1, 0, "recall");
+  EXPECT_NEAR(rc.delta, 2.0 / 9, 1e-15);
+  EXPECT_GT(rc.std_error, 0.1);
+  EXPECT_NEAR(rc.ci_low, 0, 1e-15);
+  EXPECT_NEAR(rc.ci_high, 4.0 / 9, 1e-15);
+}
+
+TEST(Bootstrap, PerSliceFullDataDeltasAreTheSliceDifferences) {
+  const Runs r({{7, 8, 7}, {10, 10, 20}});
+  const BootstrapResult b = paired_bootstrap(r.sums(true), {50, 3, 0.95});
+  for (uint32_t g = 0; g < 2; ++g) {
+    const GroupTable s0 = r.c[0].by_items(r.c[0].group_items({ints(r.slice)}));
+    const GroupTable s1 = r.c[1].by_items(r.c[1].group_items({ints(r.slice)}));
+    for (const std::string& m : b.metrics)
+      EXPECT_NEAR(row_of(b, 0, 1, g, m).delta, s1.column(m)[g] - s0.column(m)[g], 1e-15) << m;
+  }
+  EXPECT_NEAR(row_of(b, 0, 1, 1, "precision").value_a, 17.0 / 20, 1e-15);
+}
+
+// Each resample redone by brute force: the draws (as documented: each of K clusters
+// drawn K times, uniformly by a multiply-shift of the generator's output), each item's
+// weight times its cluster's draws, and weighted means of the per-item metrics.
+TEST(Bootstrap, AgreesWithResamplingItemsByBruteForce) {
+  std::mt19937_64 gen(5);
+  const size_t n = 60;
+  std::vector<int64_t> items(n), truth(n), a(n), b(n);
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) {
+    items[i] = int64_t(i);
+    truth[i] = int64_t(gen() % 9);
+    a[i] = gen() % 4 == 0 ? int64_t(gen() % 5) : truth[i];
+    b[i] = gen() % 3 == 0 ? int64_t(gen() % 3) : truth[i] / 2;
+    w[i] = 0.5 + double(gen() % 100) / 40;
+  }
+  ItemsInput table{ints(items), w.data()};
+  std::vector<Comparison> c;
+  for (const auto* run : {&a, &b})
+    c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
+                   ClusteringInput{"actual", ints(items), ints(*run)}, &table,
+                   MetricFamily::kPointwise);
+  const BootstrapOptions o{300, 11, 0.8};
+  const BootstrapResult got =
+      paired_bootstrap({truth_cluster_sums(c[0], nullptr), truth_cluster_sums(c[1], nullptr)}, o);
+  const size_t k = c[0].joined().n_a_clusters();
+  const std::string metric = "jaccard_index";
+  const size_t col = c[0].cell_metrics().column(metric);
+  detail::Random rng(o.seed);
+  std::vector<double> deltas;
+  for (size_t r = 0; r < o.resamples; ++r) {
+    std::vector<double> times(k, 0);
+    for (size_t d = 0; d < k; ++d) ++times[size_t((static_cast<unsigned __int128>(rng.next()) * k) >> 64)];
+    double mean[2];
+    for (int s = 0; s < 2; ++s) {
+      double sw = 0, sv = 0;
+      for (size_t i = 0; i < n; ++i) {
+        const double wi = w[i] * times[c[s].joined().a_cluster[i]];
+        sw += wi;
+        sv += wi * c[s].cell_metrics().at(c[s].cell_of_item()[i], col);
+      }
+      mean[s] = sv / sw;
+    }
+    deltas.push_back(mean[1] - mean[0]);
+  }
+  double avg = 0, var = 0;
+  for (double d : deltas) avg += d / double(deltas.size());
+  for (double d : deltas) var += (d - avg) * (d - avg) / double(deltas.size() - 1);
+  std::sort(deltas.begin(), deltas.end());
+  auto q = [&](double p) {
+    const double h = p * double(deltas.size() - 1);
+    const size_t lo = size_t(h);
+    return deltas[lo] + (h - double(lo)) * (deltas[std::min(lo + 1, deltas.size() - 1)] - deltas[lo]);
+  };
+  const DeltaRow& x = row_of(got, 0, 1, 0, metric);
+  EXPECT_NEAR(x.std_error, std::sqrt(var), 1e-12);
+  EXPECT_NEAR(x.ci_low, q(0.1), 1e-12);
+  EXPECT_NEAR(x.ci_high, q(0.9), 1e-12);
+  EXPECT_GT(x.std_error, 0);
+}
+
+TEST(Bootstrap, IdenticalRunsDifferByNothing) {
+  const Runs r({{7, 8, 7}, {7, 8, 7}});
+  for (const DeltaRow& x : paired_bootstrap(r.sums(true), {100, 2, 0.95}).rows) {
+    EXPECT_EQ(x.delta, 0);
+    EXPECT_EQ(x.std_error, 0);
+    EXPECT_EQ(x.ci_low, 0);
+    EXPECT_EQ(x.ci_high, 0);
+  }
+}
+
+TEST(Bootstrap, SwappingRunsNegatesDeltasAndMirrorsIntervals) {
+  const Runs r({{7, 8, 7}, {1, 1, 1}});
+  std::vector<ClusterSums> s = r.sums(false), t = {s[1], s[0]};
+  const BootstrapResult ab = paired_bootstrap(s, {400, 9, 0.9});
+  const BootstrapResult ba = paired_bootstrap(t, {400, 9, 0.9});
+  ASSERT_EQ(ab.rows.size(), ba.rows.size());
+  for (size_t i = 0; i < ab.rows.size(); ++i) {
+    EXPECT_NEAR(ab.rows[i].delta, -ba.rows[i].delta, 1e-15);
+    EXPECT_NEAR(ab.rows[i].std_error, ba.rows[i].std_error, 1e-15);
+    EXPECT_NEAR(ab.rows[i].ci_low, -ba.rows[i].ci_high, 1e-15);
+    EXPECT_NEAR(ab.rows[i].ci_high, -ba.rows[i].ci_low, 1e-15);
+  }
+}
+
+TEST(Bootstrap, ASeedGivesTheSameIntervalsAndAnotherSeedOthers) {
+  const Runs r({{7, 8, 7}, {1, 1, 1}});
+  const auto s = r.sums(false);
+  const BootstrapResult x = paired_bootstrap(s, {64, 42, 0.95});
+  const BootstrapResult y = paired_bootstrap(s, {64, 42, 0.95});
+  const BootstrapResult z = paired_bootstrap(s, {64, 43, 0.95});
+  bool differs = false;
+  for (size_t i = 0; i < x.rows.size(); ++i) {
+    EXPECT_EQ(x.rows[i].std_error, y.rows[i].std_error);
+    EXPECT_EQ(x.rows[i].ci_low, y.rows[i].ci_low);
+    differs |= x.rows[i].std_error != z.rows[i].std_error;
+  }
+  EXPECT_TRUE(differs);
+}
+
+TEST(Bootstrap, BadArgumentsAreErrors) {
+  const Runs r({{7, 8, 7}, {1, 1, 1}});
+  const auto s = r.sums(false), sliced = r.sums(true);
+  EXPECT_THROW(paired_bootstrap({s[0]}, {}), std::invalid_argument);
+  EXPECT_THROW(paired_bootstrap({s[0], sliced[1]}, {}), std::invalid_argument);
+  EXPECT_THROW(paired_bootstrap(s, {0, 1, 0.95}), std::invalid_argument);
+  EXPECT_THROW(paired_bootstrap(s, {10, 1, 1.0}), std::invalid_argument);
+  EXPECT_THROW(paired_bootstrap(s, {10, 1, 0.0}), std::invalid_argument);
+  EXPECT_THROW(paired_bootstrap(s, {10, 1, std::nan("")}), std::invalid_argument);
+  ItemGrouping wrong;
+  EXPECT_THROW(truth_cluster_sums(r.c[0], &wrong), std::invalid_argument);
+}

@@ -16,7 +16,8 @@ using detail::KahanSum;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 void check(const std::vector<ClusterSums>& runs, const BootstrapOptions& o) {
-  if (runs.size() < 2) throw std::invalid_argument("clusterscore: comparing runs needs at least two");
+  if (runs.size() < 2)
+    throw std::invalid_argument("clusterscore: comparing runs needs at least two");
   for (const ClusterSums& r : runs)
     if (r.n_clusters != runs[0].n_clusters || r.n_groups != runs[0].n_groups ||
         r.names != runs[0].names)

@@ -21,9 +21,9 @@ namespace clusterscore {
 
 // The sums of a weighted mean, per (truth cluster, group) holding common items of one run.
 struct ClusterSums {
-  size_t n_clusters = 0;           // truth clusters (side A of the comparison)
-  size_t n_groups = 0;             // groups of the grouping (1 without one)
-  std::vector<std::string> names;  // the metrics summed
+  size_t n_clusters = 0;                 // truth clusters (side A of the comparison)
+  size_t n_groups = 0;                   // groups of the grouping (1 without one)
+  std::vector<std::string> names;        // the metrics summed
   std::vector<uint32_t> cluster, group;  // per entry
   std::vector<double> weight;            // per entry: W (compensated)
   std::vector<double> sums;              // per entry, names.size() of them: S (compensated)

@@ -2,6 +2,8 @@
 
 - `evaluate(truth, actual, items=None)`: pointwise precision, recall, Jaccard... at
   every level (SPEC §1).
+- `compare(truth, runs, items=None)`: several runs against one truth, the delta of every
+  metric between each pair with a paired bootstrap over truth clusters (SPEC §1).
 - `diff(base, exp, items=None)`: ABCDE impact (split and merge distances, affected
   items, changed clusters) at every level (SPEC §3).
 - `sample_pairs(base, exp, pairs=N, seed=S)` and `estimate(sample, verdicts)`: judge the
@@ -9,6 +11,7 @@
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
 """
 
+from ._compare import RunComparison, compare
 from ._diff import Diff, diff
 from ._evaluate import Evaluation, evaluate
 from ._memory import release_memory
@@ -18,6 +21,8 @@ __all__ = [
     "Diff",
     "Evaluation",
     "PairSample",
+    "RunComparison",
+    "compare",
     "diff",
     "estimate",
     "evaluate",

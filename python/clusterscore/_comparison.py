@@ -153,6 +153,14 @@ class Comparison:
         return self._group_table({"cluster_id": label}, g)
 
     def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
+        grouping, labels_of = self._slice_grouping(column)
+        with self._errors():
+            g = self._core.by_items(grouping)
+        return self._group_table(labels_of(g.pop("group")), g)
+
+    def _slice_grouping(self, column: str | Sequence[str]) -> tuple[Any, Any]:
+        """The core's grouping of items by the values of items-table `column`(s), and a
+        function from group codes to those values (a dict of Arrow arrays)."""
         columns = [column] if isinstance(column, str) else list(column)
         if self._items is None:
             raise ValueError("per_slice needs an items table (items=...) holding the slice columns")
@@ -166,11 +174,13 @@ class Comparison:
         arrays = [_arrays.normalize_ids(table.column(c)) for c in columns]
         with self._errors():
             grouping = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])
-            g = self._core.by_items(grouping)
-        rows = grouping.group_row[g.pop("group")]
-        idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
-        labels = {c: _arrays.take(table.column(c), idx) for c in columns}
-        return self._group_table(labels, g)
+
+        def labels_of(codes: np.ndarray) -> dict[str, Any]:
+            rows = grouping.group_row[codes]
+            idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
+            return {c: _arrays.take(table.column(c), idx) for c in columns}
+
+        return grouping, labels_of
 
     @staticmethod
     def _group_table(labels: dict[str, Any], g: dict[str, np.ndarray]) -> pa.Table:

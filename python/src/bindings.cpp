@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "clusterscore/bootstrap.h"
 #include "clusterscore/classic.h"
 #include "clusterscore/comparison.h"
 #include "clusterscore/error.h"
@@ -82,6 +83,47 @@ class Columns {
  private:
   std::deque<ConcatenatedIds> joined_;  // a deque: elements never move
 };
+
+// The paired bootstrap's rows as columns (run and group indices, metric names).
+nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed,
+                        double confidence) {
+  std::vector<ClusterSums> runs;
+  for (nb::handle h : sums) runs.push_back(nb::cast<const ClusterSums&>(h));
+  BootstrapResult r;
+  {
+    nb::gil_scoped_release release;
+    r = paired_bootstrap(runs, BootstrapOptions{resamples, seed, confidence});
+  }
+  std::vector<uint32_t> run_a, run_b, group, resampled;
+  std::vector<double> value_a, value_b, delta, std_error, ci_low, ci_high;
+  nb::list metric;
+  for (const DeltaRow& x : r.rows) {
+    run_a.push_back(x.run_a);
+    run_b.push_back(x.run_b);
+    group.push_back(x.group);
+    metric.append(r.metrics[x.metric]);
+    value_a.push_back(x.value_a);
+    value_b.push_back(x.value_b);
+    delta.push_back(x.delta);
+    std_error.push_back(x.std_error);
+    ci_low.push_back(x.ci_low);
+    ci_high.push_back(x.ci_high);
+    resampled.push_back(x.resamples);
+  }
+  nb::dict d;
+  d["run_a"] = to_numpy(std::move(run_a));
+  d["run_b"] = to_numpy(std::move(run_b));
+  d["group"] = to_numpy(std::move(group));
+  d["metric"] = metric;
+  d["value_a"] = to_numpy(std::move(value_a));
+  d["value_b"] = to_numpy(std::move(value_b));
+  d["delta"] = to_numpy(std::move(delta));
+  d["std_error"] = to_numpy(std::move(std_error));
+  d["ci_low"] = to_numpy(std::move(ci_low));
+  d["ci_high"] = to_numpy(std::move(ci_high));
+  d["resamples"] = to_numpy(std::move(resampled));
+  return d;
+}
 
 nb::dict group_dict(GroupTable&& g) {
   nb::dict d;
@@ -463,6 +505,14 @@ NB_MODULE(_core, m) {
       .def_ro("unaffected_jaccard_index", &ImpactSummary::unaffected_jaccard_index)
       .def_ro("base_clusters_split", &ImpactSummary::base_clusters_split)
       .def_ro("exp_clusters_merged", &ImpactSummary::exp_clusters_merged);
+
+  nb::class_<ClusterSums>(m, "ClusterSums").def_ro("n_groups", &ClusterSums::n_groups);
+  m.def(
+      "truth_cluster_sums",
+      [](const Comparison& c, const ItemGrouping* g) { return truth_cluster_sums(c, g); },
+      nb::arg("comparison"), nb::arg("grouping").none());
+  m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
+        nb::arg("confidence"));
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })

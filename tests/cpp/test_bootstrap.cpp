@@ -1,11 +1,10 @@
-#include "clusterscore/bootstrap.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <random>
 
+#include "clusterscore/bootstrap.h"
 #include "detail/random.h"
 #include "helpers.h"
 
@@ -41,7 +40,8 @@ struct Runs {
 
 const DeltaRow& row_of(const BootstrapResult& r, uint32_t a, uint32_t b, uint32_t group,
                        const std::string& metric) {
-  const uint32_t m = uint32_t(std::find(r.metrics.begin(), r.metrics.end(), metric) - r.metrics.begin());
+  const uint32_t m =
+      uint32_t(std::find(r.metrics.begin(), r.metrics.end(), metric) - r.metrics.begin());
   for (const DeltaRow& x : r.rows)
     if (x.run_a == a && x.run_b == b && x.group == group && x.metric == m) return x;
   throw std::runtime_error("no row");
@@ -123,7 +123,8 @@ TEST(Bootstrap, AgreesWithResamplingItemsByBruteForce) {
   std::vector<double> deltas;
   for (size_t r = 0; r < o.resamples; ++r) {
     std::vector<double> times(k, 0);
-    for (size_t d = 0; d < k; ++d) ++times[size_t((static_cast<unsigned __int128>(rng.next()) * k) >> 64)];
+    for (size_t d = 0; d < k; ++d)
+      ++times[size_t((static_cast<unsigned __int128>(rng.next()) * k) >> 64)];
     double mean[2];
     for (int s = 0; s < 2; ++s) {
       double sw = 0, sv = 0;
@@ -143,7 +144,8 @@ TEST(Bootstrap, AgreesWithResamplingItemsByBruteForce) {
   auto q = [&](double p) {
     const double h = p * double(deltas.size() - 1);
     const size_t lo = size_t(h);
-    return deltas[lo] + (h - double(lo)) * (deltas[std::min(lo + 1, deltas.size() - 1)] - deltas[lo]);
+    return deltas[lo] +
+           (h - double(lo)) * (deltas[std::min(lo + 1, deltas.size() - 1)] - deltas[lo]);
   };
   const DeltaRow& x = row_of(got, 0, 1, 0, metric);
   EXPECT_NEAR(x.std_error, std::sqrt(var), 1e-12);

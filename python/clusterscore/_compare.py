@@ -1,0 +1,126 @@
+"""Several actual clusterings scored against one truth (SPEC §1): the delta of every
+metric between each pair of runs, with a paired bootstrap over truth clusters."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+
+from . import _core
+from ._evaluate import Evaluation
+
+_COLUMNS = ["value_a", "value_b", "delta", "std_error", "ci_low", "ci_high", "resamples"]
+
+
+def run_names(runs: Any) -> dict[str, Any]:
+    """{name: clustering}: a mapping as given; a sequence named by file stem for paths
+    (made unique), else run1, run2..."""
+    if isinstance(runs, Mapping):
+        named = {str(k): v for k, v in runs.items()}
+    elif isinstance(runs, Sequence) and not isinstance(runs, str | bytes):
+        named = {}
+        for i, run in enumerate(runs, 1):
+            name = Path(run).name.split(".")[0] if isinstance(run, str | Path) else f"run{i}"
+            while name in named:
+                name = f"{name}_{i}"
+            named[name] = run
+    else:
+        raise ValueError("runs must be a dict {name: clustering} or a list of clusterings")
+    if len(named) < 2:
+        raise ValueError(f"comparing runs needs at least two; got {len(named)}")
+    return named
+
+
+class RunComparison:
+    """Runs scored against one truth. `.evaluations` holds each run's Evaluation;
+    `.deltas()` and `.deltas(column)` give, per pair of runs (run_b − run_a) and metric,
+    overall or per slice value: both values, the delta, its bootstrap standard error and
+    confidence interval, and how many resamples defined it."""
+
+    def __init__(
+        self,
+        truth: Any,
+        runs: Any,
+        items: Any = None,
+        *,
+        resamples: int = 1000,
+        seed: int = 0,
+        confidence: float = 0.95,
+        item_col: str = "item_id",
+        cluster_col: str = "cluster_id",
+        weight_col: str = "weight",
+    ) -> None:
+        if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
+            raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
+        if not 0 < confidence < 1:
+            raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
+            raise ValueError(f"seed must be a whole number in [0, 2^64), got {seed!r}")
+        self._options = (resamples, seed, confidence)
+        cols = {"item_col": item_col, "cluster_col": cluster_col, "weight_col": weight_col}
+        self.evaluations: dict[str, Evaluation] = {
+            name: Evaluation(truth, run, items, **cols) for name, run in run_names(runs).items()
+        }
+
+    @property
+    def runs(self) -> list[str]:
+        return list(self.evaluations)
+
+    def deltas(self, column: str | Sequence[str] | None = None) -> pd.DataFrame:
+        return self.deltas_table(column).to_pandas()
+
+    def deltas_table(self, column: str | Sequence[str] | None = None) -> pa.Table:
+        evals = list(self.evaluations.values())
+        labels: dict[str, Any] = {}
+        if column is None:
+            sums = [_core.truth_cluster_sums(e._core, None) for e in evals]
+        else:
+            groupings = [e._slice_grouping(column) for e in evals]
+            sums = [
+                _core.truth_cluster_sums(e._core, g)
+                for e, (g, _) in zip(evals, groupings, strict=True)
+            ]
+        d = _core.paired_bootstrap(sums, *self._options)
+        if column is not None:
+            labels = groupings[0][1](d["group"])
+        names = self.runs
+        cols: dict[str, Any] = {
+            "run_a": pa.array([names[i] for i in d["run_a"]]),
+            "run_b": pa.array([names[i] for i in d["run_b"]]),
+            **labels,
+            "metric": pa.array(d["metric"], pa.string()),
+        }
+        for c in _COLUMNS:
+            cols[c] = d[c].astype("int64") if c == "resamples" else d[c]
+        return pa.table(cols)
+
+
+def compare(
+    truth: Any,
+    runs: Any,
+    items: Any = None,
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    confidence: float = 0.95,
+    item_col: str = "item_id",
+    cluster_col: str = "cluster_id",
+    weight_col: str = "weight",
+) -> RunComparison:
+    """Scores each of `runs` (a dict {name: clustering} or a list) against `truth`, for
+    their pairwise deltas with a paired bootstrap over truth clusters (SPEC §1)."""
+    return RunComparison(
+        truth,
+        runs,
+        items,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        item_col=item_col,
+        cluster_col=cluster_col,
+        weight_col=weight_col,
+    )

@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import _report as report
+from ._compare import RunComparison
 from ._comparison import Comparison
 from ._diff import Diff
 from ._evaluate import Evaluation
@@ -102,6 +103,73 @@ def evaluate(
     if out is not None:
         extra = {"classic": result.classic}
         _write(out, result, slices, {"per_item": result.per_item_batches()}, clusters, extra)
+        console.print(f"wrote {out}/summary.json and Parquet tables")
+
+
+@app.command()
+def compare(
+    truth: Annotated[Path, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
+    runs: Annotated[
+        list[Path], typer.Argument(help="Two or more clusterings to score and compare.")
+    ],
+    items: ItemsOpt = None,
+    slice_: SliceOpt = None,
+    out: OutOpt = None,
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap resamples of the truth clusters.")
+    ] = 1000,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling.")] = 0,
+    confidence: Annotated[
+        float, typer.Option("--confidence", help="Level of the intervals, in (0, 1).")
+    ] = 0.95,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+) -> None:
+    """Score every RUN against TRUTH and compare each pair: the delta (second − first) of
+    every overall and per-slice metric, with a standard error and an interval from a
+    paired bootstrap that resamples the truth's clusters (the same draws for every run)."""
+    result = RunComparison(
+        truth,
+        [str(r) for r in runs],
+        items,
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        item_col=item_col,
+        cluster_col=cluster_col,
+        weight_col=weight_col,
+    )
+    overall = result.deltas_table()
+    slices = {s: result.deltas_table(s) for s in slice_ or []}
+    shown = []
+    level = f"{confidence:.0%}".replace("%", " %")
+    cols = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
+    df = overall.to_pandas()
+    for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
+        title = f"{b} − {a}, overall ({level} intervals, {resamples} resamples)"
+        shown.append(report.frame_table(title, part, cols))
+    for name, table in slices.items():
+        sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
+        for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
+            title = f"{b} − {a}, per {name}: precision, recall, f1"
+            shown.append(report.frame_table(title, part, [name, *cols]))
+    console = Console()
+    report.print_all(console, *shown)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        summary = {
+            "runs": result.runs,
+            "options": {"resamples": resamples, "seed": seed, "confidence": confidence},
+            "overall": {name: e.overall for name, e in result.evaluations.items()},
+            "coverage": {name: e.coverage for name, e in result.evaluations.items()},
+            "deltas": report.records(overall),
+            "slices": {name: report.records(t) for name, t in slices.items()},
+        }
+        report.write_json(out / "summary.json", summary)
+        report.write_parquet(out / "deltas.parquet", overall)
+        for name, table in slices.items():
+            report.write_parquet(out / f"deltas_{name}.parquet", table)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 

@@ -1,0 +1,167 @@
+"""compare(): several runs against one truth (SPEC §1), its deltas and bootstrap, and the
+`compare` command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import clusterscore as cs
+from clusterscore.cli import app
+
+METRICS = ["precision", "recall", "f1", "jaccard_index", "jaccard_distance", "f1_of_means"]
+
+
+def _data(seed: int, n: int = 400):
+    rng = np.random.default_rng(seed)
+    items = np.arange(n)
+    truth = rng.integers(0, 60, n)
+    runs = {}
+    for name, p in (("base", 0.2), ("exp", 0.35), ("other", 0.1)):
+        moved = rng.random(n) < p
+        runs[name] = pd.DataFrame(
+            {"item_id": items, "cluster_id": np.where(moved, rng.integers(0, 40, n), truth)}
+        )
+    t = pd.DataFrame({"item_id": items, "cluster_id": truth})
+    extra = pd.DataFrame(
+        {
+            "item_id": items,
+            "weight": rng.uniform(0.5, 3, n),
+            "country": rng.choice(["US", "DE", "FR"], n),
+        }
+    )
+    return t, runs, extra
+
+
+def test_deltas_are_the_evaluations_differences_overall_and_per_slice():
+    t, runs, extra = _data(1)
+    c = cs.compare(t, runs, extra, resamples=50, seed=3)
+    assert c.runs == ["base", "exp", "other"]
+    d = c.deltas()
+    assert len(d) == 3 * 9 and set(zip(d.run_a, d.run_b, strict=True)) == {
+        ("base", "exp"), ("base", "other"), ("exp", "other")
+    }  # fmt: skip
+    for row in d.itertuples():
+        a = cs.evaluate(t, runs[row.run_a], extra).overall[row.metric]
+        b = cs.evaluate(t, runs[row.run_b], extra).overall[row.metric]
+        assert row.value_a == pytest.approx(a, rel=1e-12, abs=1e-15)
+        assert row.delta == pytest.approx(b - a, rel=1e-9, abs=1e-14)
+        assert row.ci_low <= row.ci_high and row.resamples == 50
+    s = c.deltas("country")
+    base = cs.evaluate(t, runs["base"], extra).per_slice("country").set_index("country")
+    exp = cs.evaluate(t, runs["exp"], extra).per_slice("country").set_index("country")
+    for row in s[(s.run_a == "base") & (s.run_b == "exp")].itertuples():
+        want = exp.loc[row.country, row.metric] - base.loc[row.country, row.metric]
+        assert row.delta == pytest.approx(want, rel=1e-9, abs=1e-14)
+
+
+def test_identical_runs_have_zero_deltas_and_zero_width_intervals():
+    t, runs, extra = _data(2)
+    d = cs.compare(t, {"a": runs["base"], "b": runs["base"]}, extra, resamples=40).deltas()
+    assert (d.delta == 0).all() and (d.std_error == 0).all()
+    assert (d.ci_low == 0).all() and (d.ci_high == 0).all()
+
+
+def test_a_seed_repeats_the_intervals():
+    t, runs, extra = _data(3)
+    one = cs.compare(t, runs, extra, resamples=30, seed=9).deltas()
+    two = cs.compare(t, runs, extra, resamples=30, seed=9).deltas()
+    other = cs.compare(t, runs, extra, resamples=30, seed=10).deltas()
+    pd.testing.assert_frame_equal(one, two)
+    assert not np.array_equal(one.ci_low.to_numpy(), other.ci_low.to_numpy())
+
+
+def test_the_interval_covers_a_true_delta_of_clusters_drawn_from_a_population():
+    # The truth is a sample of a population's clusters: the population's delta (both runs
+    # scored on every cluster) should fall inside the 90% interval most of the time.
+    rng = np.random.default_rng(0)
+    pop = 3000
+    sizes = rng.integers(1, 6, pop)
+    cluster = np.repeat(np.arange(pop), sizes)
+    n = len(cluster)
+    items = np.arange(n)
+    a = np.where(rng.random(n) < 0.2, rng.integers(0, pop, n), cluster)
+    b = np.where(rng.random(n) < 0.3, cluster // 2, cluster)
+
+    def frame(keep, labels):
+        return pd.DataFrame({"item_id": items[keep], "cluster_id": labels[keep]})
+
+    every = np.ones(n, bool)
+    full = cs.compare(
+        frame(every, cluster), {"a": frame(every, a), "b": frame(every, b)}, resamples=1
+    )
+    true = full.deltas().set_index("metric").delta
+    hits, trials = 0, 40
+    for trial in range(trials):
+        keep = np.isin(cluster, rng.choice(pop, 150, replace=False))
+        runs = {"a": frame(keep, a), "b": frame(keep, b)}
+        d = cs.compare(
+            frame(keep, cluster), runs, resamples=200, seed=trial, confidence=0.9
+        ).deltas()
+        r = d.set_index("metric").loc["recall"]
+        hits += r.ci_low <= true["recall"] <= r.ci_high
+    assert hits >= 0.75 * trials
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"resamples": 0}, "resamples"),
+        ({"resamples": 2.5}, "resamples"),
+        ({"confidence": 1.0}, "confidence"),
+        ({"seed": -1}, "seed"),
+    ],
+)
+def test_bad_options_are_errors(kwargs, message):
+    t, runs, extra = _data(4)
+    with pytest.raises(ValueError, match=message):
+        cs.compare(t, runs, extra, **kwargs)
+
+
+def test_fewer_than_two_runs_or_no_slice_column_are_errors():
+    t, runs, extra = _data(5)
+    with pytest.raises(ValueError, match="at least two"):
+        cs.compare(t, {"base": runs["base"]}, extra)
+    with pytest.raises(ValueError, match="dict"):
+        cs.compare(t, runs["base"], extra)
+    with pytest.raises(ValueError, match="no slice column 'region'"):
+        cs.compare(t, runs, extra, resamples=5).deltas("region")
+
+
+def test_cli_compare_prints_and_writes_deltas(tmp_path):
+    t, runs, extra = _data(6)
+    paths = []
+    for name, df in {"truth": t, **runs, "items": extra}.items():
+        paths.append(tmp_path / f"{name}.csv")
+        df.to_csv(paths[-1], index=False)
+    out = tmp_path / "out"
+    args = ["compare", str(paths[0]), str(paths[1]), str(paths[2]), "--items", str(paths[-1])]
+    r = CliRunner().invoke(
+        app, [*args, "--slice", "country", "--resamples", "20", "--out", str(out)]
+    )
+    assert r.exit_code == 0, r.output
+    assert "exp − base, overall" in r.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["runs"] == ["base", "exp"]
+    assert {d["metric"] for d in summary["deltas"]} >= set(METRICS)
+    assert pd.read_parquet(out / "deltas_country.parquet").country.nunique() == 3
+
+
+def test_cli_compare_with_one_run_exits_2(tmp_path):
+    t, runs, _ = _data(7)
+    t.to_csv(tmp_path / "truth.csv", index=False)
+    runs["base"].to_csv(tmp_path / "base.csv", index=False)
+    import subprocess
+    import sys
+
+    r = subprocess.run(
+        [sys.executable, "-m", "clusterscore", "compare", str(tmp_path / "truth.csv"),
+         str(tmp_path / "base.csv")],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert r.stderr.strip() == "error: comparing runs needs at least two; got 1"

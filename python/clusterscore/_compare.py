@@ -99,28 +99,9 @@ class RunComparison:
         return pa.table(cols)
 
 
-def compare(
-    truth: Any,
-    runs: Any,
-    items: Any = None,
-    *,
-    resamples: int = 1000,
-    seed: int = 0,
-    confidence: float = 0.95,
-    item_col: str = "item_id",
-    cluster_col: str = "cluster_id",
-    weight_col: str = "weight",
-) -> RunComparison:
+def compare(truth: Any, runs: Any, items: Any = None, **options: Any) -> RunComparison:
     """Scores each of `runs` (a dict {name: clustering} or a list) against `truth`, for
-    their pairwise deltas with a paired bootstrap over truth clusters (SPEC §1)."""
-    return RunComparison(
-        truth,
-        runs,
-        items,
-        resamples=resamples,
-        seed=seed,
-        confidence=confidence,
-        item_col=item_col,
-        cluster_col=cluster_col,
-        weight_col=weight_col,
-    )
+    their pairwise deltas with a paired bootstrap over truth clusters (SPEC §1).
+    `options`: RunComparison's (resamples=1000, seed=0, confidence=0.95, item_col,
+    cluster_col, weight_col)."""
+    return RunComparison(truth, runs, items, **options)

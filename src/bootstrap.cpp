@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "clusterscore/pointwise.h"
 #include "detail/interner.h"
 #include "detail/kahan.h"
 #include "detail/random.h"
@@ -67,7 +68,7 @@ class Means {
         if (!(wg > 0)) continue;
         double* row = out->data() + (run * g_count + g) * width_;
         for (size_t m = 0; m < m_; ++m) row[m] = s[g * m_ + m].value() / wg;
-        if (f1_) row[m_] = 2 * row[p_] * row[r_] / (row[p_] + row[r_]);
+        if (f1_) row[m_] = f1_of_means(row[p_], row[r_]);
       }
     }
   }

@@ -70,7 +70,7 @@ void add_pointwise_derived(GroupTable* g) {
   const BigVector<double>& p = g->column("precision");
   const BigVector<double>& r = g->column("recall");
   BigVector<double> f(g->size());
-  for (size_t i = 0; i < f.size(); ++i) f[i] = 2 * p[i] * r[i] / (p[i] + r[i]);  // p, r > 0
+  for (size_t i = 0; i < f.size(); ++i) f[i] = f1_of_means(p[i], r[i]);
   g->names.push_back("f1_of_means");
   g->columns.push_back(std::move(f));
 }

@@ -16,7 +16,13 @@ MetricTable pointwise_cells(const CellTable& cells);
 // they are not averaged). O(cells).
 MetricTable pointwise_cell_counts(const CellTable& cells);
 
-// Adds `f1_of_means`, the harmonic mean of each group's precision and recall.
+// The harmonic mean of a set's mean precision and mean recall (both > 0: every item's
+// tp is at least its own weight).
+inline double f1_of_means(double precision, double recall) {
+  return 2 * precision * recall / (precision + recall);
+}
+
+// Adds `f1_of_means` to each group.
 void add_pointwise_derived(struct GroupTable* groups);
 
 }  // namespace clusterscore

@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from . import _core
 from ._evaluate import Evaluation
+from ._io import load_clustering, load_items
 
 _COLUMNS = ["value_a", "value_b", "delta", "std_error", "ci_low", "ci_high", "resamples"]
 
@@ -61,9 +62,13 @@ class RunComparison:
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
             raise ValueError(f"seed must be a whole number in [0, 2^64), got {seed!r}")
         self._options = (resamples, seed, confidence)
+        named = run_names(runs)
+        # Read once, then shared: with files, every run would read the truth and items again.
+        truth = load_clustering(truth, "truth", item_col, cluster_col)
+        items = None if items is None else load_items(items, item_col, weight_col)
         cols = {"item_col": item_col, "cluster_col": cluster_col, "weight_col": weight_col}
         self.evaluations: dict[str, Evaluation] = {
-            name: Evaluation(truth, run, items, **cols) for name, run in run_names(runs).items()
+            name: Evaluation(truth, run, items, **cols) for name, run in named.items()
         }
 
     @property
@@ -75,7 +80,6 @@ class RunComparison:
 
     def deltas_table(self, column: str | Sequence[str] | None = None) -> pa.Table:
         evals = list(self.evaluations.values())
-        labels: dict[str, Any] = {}
         if column is None:
             sums = [_core.truth_cluster_sums(e._core, None) for e in evals]
         else:
@@ -85,8 +89,8 @@ class RunComparison:
                 for e, (g, _) in zip(evals, groupings, strict=True)
             ]
         d = _core.paired_bootstrap(sums, *self._options)
-        if column is not None:
-            labels = groupings[0][1](d["group"])
+        # Every run groups the same items table the same way: the first run's labels serve.
+        labels = {} if column is None else groupings[0][1](d["group"])
         names = self.runs
         cols: dict[str, Any] = {
             "run_a": pa.array([names[i] for i in d["run_a"]]),

@@ -193,7 +193,10 @@ def _from_memory(obj: Any, name: str) -> pa.Table | None:
 
 
 def load_table(obj: Any, name: str, string_columns: tuple[str, ...] = ()) -> Source:
-    """Any supported input (path, DataFrame, Arrow table) → Source."""
+    """Any supported input (path, DataFrame, Arrow table) → Source; a Source already
+    loaded (one truth scored against several runs) is used as it is."""
+    if isinstance(obj, Source):
+        return obj
     if isinstance(obj, (str, os.PathLike)):
         return read_file(obj, string_columns)
     table = _from_memory(obj, name)

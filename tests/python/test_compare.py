@@ -165,3 +165,15 @@ def test_cli_compare_with_one_run_exits_2(tmp_path):
     )  # fmt: skip
     assert r.returncode == 2
     assert r.stderr.strip() == "error: comparing runs needs at least two; got 1"
+
+
+def test_errors_in_the_shared_truth_and_items_name_their_file_and_line(tmp_path):
+    (tmp_path / "truth.csv").write_text("item_id,cluster_id\na,1\nb,1\na,2\n")
+    (tmp_path / "run.csv").write_text("item_id,cluster_id\na,1\nb,2\n")
+    (tmp_path / "items.csv").write_text("item_id,weight\na,1\nb,0\n")
+    run = tmp_path / "run.csv"
+    with pytest.raises(ValueError, match=r"truth\.csv line 4: item 'a' appears twice"):
+        cs.compare(tmp_path / "truth.csv", [run, run])
+    (tmp_path / "truth.csv").write_text("item_id,cluster_id\na,1\nb,1\n")
+    with pytest.raises(ValueError, match=r"items\.csv line 3: weight 0 of item 'b'"):
+        cs.compare(tmp_path / "truth.csv", [run, run], tmp_path / "items.csv")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -29,6 +30,28 @@ def fmt(value: Any) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"
     return str(value)
+
+
+def fmt4(value: Any) -> str:
+    """`fmt` with four significant digits: deltas and their intervals, on screen (the
+    files keep every digit)."""
+    if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
+        return f"{value:.4g}" if abs(value) >= 1e-3 else f"{value:.2e}"
+    return fmt(value)
+
+
+# Where output is not a terminal (a file, a pipe, a CI log), rich would still cut tables
+# to 80 columns, eliding digits and names ("jaccard…" for both Jaccard metrics).
+_FILE_WIDTH = 160
+
+
+def console() -> Console:
+    """The console reports print to: the terminal's width, or a wide one for files and
+    pipes (unless COLUMNS says otherwise)."""
+    c = Console()
+    if not c.is_terminal and "COLUMNS" not in os.environ:
+        c = Console(width=_FILE_WIDTH)
+    return c
 
 
 def kv_table(title: str, d: dict[str, Any]) -> Table:
@@ -63,12 +86,35 @@ def coverage_table(cov: dict[str, Any], roles: tuple[str, str]) -> Table:
     return t
 
 
-def frame_table(title: str, df: pd.DataFrame, columns: list[str]) -> Table:
-    t = Table(title=title, title_justify="left")
+def runs_coverage_table(coverage: dict[str, dict[str, Any]]) -> Table:
+    """What of the truth each run covers: deltas between runs that score different items
+    mix the change of clustering with the change of coverage."""
+    t = Table(title="Coverage of the truth by each run", title_justify="left")
+    for c in ("run", "items scored", "weight scored", "truth items missed", "run-only items",
+              "truth clusters scored"):  # fmt: skip
+        t.add_column(c, justify="left" if c == "run" else "right")
+    for name, c in coverage.items():
+        t.add_row(
+            name,
+            f"{fmt(c['common_items'])} / {fmt(c['truth_items'])}",
+            f"{fmt(c['common_weight'])} / {fmt(c['truth_weight'])}",
+            fmt(c["truth_only_items"]),
+            fmt(c["actual_only_items"]),
+            f"{fmt(c['truth_clusters_common'])} / {fmt(c['truth_clusters'])}",
+        )
+    return t
+
+
+def frame_table(
+    title: str, df: pd.DataFrame, columns: list[str], number: Any = fmt, **options: Any
+) -> Table:
+    """`columns` of `df` as a table, numbers written by `number`; `options` go to Table."""
+    t = Table(title=title, title_justify="left", **options)
     for c in columns:
-        t.add_column(c, justify="left" if df[c].dtype == object else "right")
+        numeric = pd.api.types.is_numeric_dtype(df[c])
+        t.add_column(c, justify="right" if numeric else "left")
     for row in df[columns].itertuples(index=False):
-        t.add_row(*(fmt(v.item() if hasattr(v, "item") else v) for v in row))
+        t.add_row(*(number(v.item() if hasattr(v, "item") else v) for v in row))
     return t
 
 

@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from . import _report as report
@@ -73,7 +72,7 @@ def evaluate(
         truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
     )
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
-    console = Console()
+    console = report.console()
     metric_cols = ["items", "weight", "precision", "recall", "f1", "jaccard_index"]
     shown = [
         report.coverage_table(result.coverage, result._roles),
@@ -142,19 +141,22 @@ def compare(
     )
     overall = result.deltas_table()
     slices = {s: result.deltas_table(s) for s in slice_ or []}
-    shown = []
+    coverage = {name: e.coverage for name, e in result.evaluations.items()}
+    shown = [report.runs_coverage_table(coverage)]
     level = f"{confidence:.0%}".replace("%", " %")
     cols = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
+    # Four digits and no outer border: the table fits in 80 columns.
+    compact = {"number": report.fmt4, "show_edge": False, "pad_edge": False}
     df = overall.to_pandas()
     for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
         title = f"{b} − {a}, overall ({level} intervals, {resamples} resamples)"
-        shown.append(report.frame_table(title, part, cols))
+        shown.append(report.frame_table(title, part, cols, **compact))
     for name, table in slices.items():
         sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
         for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
             title = f"{b} − {a}, per {name}: precision, recall, f1"
-            shown.append(report.frame_table(title, part, [name, *cols]))
-    console = Console()
+            shown.append(report.frame_table(title, part, [name, *cols], **compact))
+    console = report.console()
     report.print_all(console, *shown)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -162,7 +164,7 @@ def compare(
             "runs": result.runs,
             "options": {"resamples": resamples, "seed": seed, "confidence": confidence},
             "overall": {name: e.overall for name, e in result.evaluations.items()},
-            "coverage": {name: e.coverage for name, e in result.evaluations.items()},
+            "coverage": coverage,
             "deltas": report.records(overall),
             "slices": {name: report.records(t) for name, t in slices.items()},
         }
@@ -213,7 +215,7 @@ def diff(
             list(flows.columns),
         )
     )
-    report.print_all(console := Console(), *shown)
+    report.print_all(console := report.console(), *shown)
     if out is not None:
         tables = {"per_item": result.per_item_batches(), "flows": result.flows_table()}
         _write(out, result, slices, tables, clusters)
@@ -252,7 +254,7 @@ def sample(
     s.save(out)
     raters = out.with_name(out.stem + ".raters.csv")
     s.save_for_raters(raters)
-    console = Console()
+    console = report.console()
     console.print(
         report.kv_table(
             "Sample",
@@ -294,7 +296,7 @@ def estimate(
                     else f"[{report.fmt(r['ci_low'])}, {report.fmt(r['ci_high'])}]")  # fmt: skip
         t.add_row(name, report.fmt(r["estimate"]), report.fmt(r["std_error"]), interval,
                   report.fmt(r["pairs"]))  # fmt: skip
-    Console().print(t)
+    report.console().print(t)
 
 
 def _write(

@@ -151,6 +151,46 @@ def test_cli_compare_prints_and_writes_deltas(tmp_path):
     assert pd.read_parquet(out / "deltas_country.parquet").country.nunique() == 3
 
 
+def _two_runs_missing_items(tmp_path):
+    (tmp_path / "truth.csv").write_text("item_id,cluster_id\n1,a\n2,a\n3,b\n4,b\n5,c\n")
+    (tmp_path / "full.csv").write_text("item_id,cluster_id\n1,x\n2,x\n3,x\n4,y\n5,y\n9,z\n")
+    (tmp_path / "part.csv").write_text("item_id,cluster_id\n1,x\n2,y\n3,z\n")
+    return [str(tmp_path / f) for f in ("truth.csv", "full.csv", "part.csv")]
+
+
+def test_cli_compare_shows_what_of_the_truth_each_run_scores(tmp_path):
+    r = CliRunner().invoke(app, ["compare", *_two_runs_missing_items(tmp_path), "--resamples", "9"])
+    assert r.exit_code == 0, r.output
+    lines = r.output.splitlines()
+    assert "Coverage of the truth by each run" in lines[0]
+    row = {line.split()[1]: line.split()[2:] for line in lines if line.startswith("│ ")}
+    # items scored, weight scored, truth items missed, run-only items, truth clusters scored
+    assert row["full"] == ["│", "5", "/", "5", "│", "5", "/", "5", "│", "0", "│", "1", "│",
+                           "3", "/", "3", "│"]  # fmt: skip
+    assert row["part"] == ["│", "3", "/", "5", "│", "3", "/", "5", "│", "2", "│", "0", "│",
+                           "2", "/", "3", "│"]  # fmt: skip
+
+
+@pytest.mark.parametrize("columns", ["80", None])
+def test_cli_compare_tables_keep_whole_names_and_four_digits(tmp_path, monkeypatch, columns):
+    """At 80 columns (a terminal) or wider (output to a file), no metric name or number is
+    cut short."""
+    if columns:
+        monkeypatch.setenv("COLUMNS", columns)
+    else:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    r = CliRunner().invoke(app, ["compare", *_two_runs_missing_items(tmp_path), "--resamples", "9"])
+    assert r.exit_code == 0, r.output
+    assert "…" not in r.output.split("overall (95 % intervals")[1]
+    names = [line.split()[0] for line in r.output.splitlines() if "│" in line and "┃" not in line]
+    assert {"jaccard_index", "jaccard_distance", "under_merge_rate", "f1_of_means"} <= set(names)
+    lines = [line.strip() for line in r.output.splitlines()]
+    precision = next(line for line in lines if line.startswith("precision "))
+    assert precision.split("│")[1].strip() == "0.5333"  # full's precision (8/15), four digits
+    if columns:
+        assert max(len(line) for line in r.output.splitlines()[9:]) <= 80
+
+
 def test_cli_compare_with_one_run_exits_2(tmp_path):
     t, runs, _ = _data(7)
     t.to_csv(tmp_path / "truth.csv", index=False)

@@ -33,10 +33,10 @@ def fmt(value: Any) -> str:
 
 
 def fmt4(value: Any) -> str:
-    """`fmt` with four significant digits: deltas and their intervals, on screen (the
-    files keep every digit)."""
-    if isinstance(value, float) and math.isfinite(value) and not value.is_integer():
-        return f"{value:.4g}" if abs(value) >= 1e-3 else f"{value:.2e}"
+    """Rates, deltas and their intervals on screen: four decimals, so that a table of
+    them fits 80 columns and its digits line up (the files keep every digit)."""
+    if isinstance(value, float) and math.isfinite(value) and abs(value) < 10:
+        return f"{value:.4f}"
     return fmt(value)
 
 

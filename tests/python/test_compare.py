@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import EXAMPLE
 from typer.testing import CliRunner
 
 import clusterscore as cs
@@ -171,24 +172,42 @@ def test_cli_compare_shows_what_of_the_truth_each_run_scores(tmp_path):
                            "2", "/", "3", "│"]  # fmt: skip
 
 
-@pytest.mark.parametrize("columns", ["80", None])
-def test_cli_compare_tables_keep_whole_names_and_four_digits(tmp_path, monkeypatch, columns):
-    """At 80 columns (a terminal) or wider (output to a file), no metric name or number is
-    cut short."""
+def _compare_output(args: list[str], monkeypatch, columns: str | None) -> str:
     if columns:
         monkeypatch.setenv("COLUMNS", columns)
     else:
         monkeypatch.delenv("COLUMNS", raising=False)
-    r = CliRunner().invoke(app, ["compare", *_two_runs_missing_items(tmp_path), "--resamples", "9"])
+    r = CliRunner().invoke(app, ["compare", *args, "--resamples", "9"])
     assert r.exit_code == 0, r.output
-    assert "…" not in r.output.split("overall (95 % intervals")[1]
-    names = [line.split()[0] for line in r.output.splitlines() if "│" in line and "┃" not in line]
+    return r.output
+
+
+@pytest.mark.parametrize("columns", ["80", None])
+def test_cli_compare_tables_keep_whole_names_and_four_decimals(tmp_path, monkeypatch, columns):
+    """At 80 columns (a terminal) or wider (output to a file), no metric name or number is
+    cut short."""
+    out = _compare_output(_two_runs_missing_items(tmp_path), monkeypatch, columns)
+    assert "…" not in out.split("overall (95 % intervals")[1]
+    names = [line.split()[0] for line in out.splitlines() if "│" in line and "┃" not in line]
     assert {"jaccard_index", "jaccard_distance", "under_merge_rate", "f1_of_means"} <= set(names)
-    lines = [line.strip() for line in r.output.splitlines()]
+    lines = [line.strip() for line in out.splitlines()]
     precision = next(line for line in lines if line.startswith("precision "))
-    assert precision.split("│")[1].strip() == "0.5333"  # full's precision (8/15), four digits
+    # full's precision (8/15) and part's (1), four decimals
+    assert [v.strip() for v in precision.split("│")[1:3]] == ["0.5333", "1.0000"]
     if columns:
-        assert max(len(line) for line in r.output.splitlines()[9:]) <= 80
+        assert max(len(line) for line in out.splitlines()[9:]) <= 80
+
+
+def test_cli_compare_of_the_example_fits_80_columns(monkeypatch):
+    """The bundled example, with two slice columns: every delta table whole at 80 columns
+    (its values reach 8 characters in 6 significant digits, which did not fit)."""
+    ex = [str(EXAMPLE / f) for f in ("truth.csv", "actual.csv", "truth.csv")]
+    items = ["--items", str(EXAMPLE / "items.csv"), "--slice", "country", "--slice", "source"]
+    out = _compare_output([*ex, *items], monkeypatch, "80")
+    deltas = out.split("Coverage of the truth by each run")[1].split("\n\n", 1)[1]
+    assert "…" not in deltas
+    assert max(len(line) for line in deltas.splitlines()) <= 80
+    assert deltas.count(" − actual, per ") == 2
 
 
 def test_cli_compare_with_one_run_exits_2(tmp_path):

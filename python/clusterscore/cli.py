@@ -145,7 +145,7 @@ def compare(
     shown = [report.runs_coverage_table(coverage)]
     level = f"{confidence:.0%}".replace("%", " %")
     cols = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
-    # Four digits and no outer border: the table fits in 80 columns.
+    # Four decimals and no outer border: the table fits in 80 columns.
     compact = {"number": report.fmt4, "show_edge": False, "pad_edge": False}
     df = overall.to_pandas()
     for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):

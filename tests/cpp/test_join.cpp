@@ -11,10 +11,6 @@ using namespace clusterscore;
 using cstest::error_of;
 using cstest::ints;
 
-namespace {
-// Runs `f` and returns the InputError it throws (fails the test if none).
-}  // namespace
-
 TEST(Join, UnionOfItemsWithSidesAndWeights) {
   std::vector<int64_t> ai = {5, 6, 7}, ac = {1, 1, 2}, bi = {7, 8, 5}, bc = {3, 3, 4};
   std::vector<int64_t> ti = {8, 5, 99};

@@ -197,8 +197,12 @@ def diff(
         report.coverage_table(result.coverage, result._roles),
         report.kv_table("Overall impact (common items)", result.overall),
     ]
+    # No outer border: with it, the table is wider than 80 columns and rich cuts
+    # "affected_weight" short.
+    compact = {"show_edge": False, "pad_edge": False}
     for name, table in slices.items():
-        shown.append(report.frame_table(f"Per {name}", table.to_pandas(), [name, *metric_cols]))
+        df = table.to_pandas()
+        shown.append(report.frame_table(f"Per {name}", df, [name, *metric_cols], **compact))
     clusters = {side: result.per_cluster_table(side) for side in result._roles}
     for side in ("base", "exp"):
         df = clusters[side].to_pandas()

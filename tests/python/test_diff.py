@@ -6,10 +6,12 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import SHAPES, random_clustering
+from conftest import EXAMPLE, SHAPES, random_clustering
 from reference import IMPACT_METRICS, groups_of, impact_items, impact_mean
+from typer.testing import CliRunner
 
 import clusterscore as cs
+from clusterscore.cli import app
 
 GROUP_COLS = [*IMPACT_METRICS, "affected_weight", "items", "weight"]
 
@@ -167,6 +169,22 @@ def test_cli_diff_writes_everything(tmp_path, run_cli):
     assert {r["s"] for r in s["slices"]["s"]} == {"u", "v"}
     for name in ("per_item", "flows", "per_base_cluster", "per_exp_cluster", "per_slice_s"):
         assert pq.read_table(out / f"{name}.parquet").num_rows > 0
+
+
+def test_cli_diff_of_the_example_fits_80_columns(monkeypatch):
+    """The bundled example with two slice columns, at 80 columns: no name or value cut
+    short (the per-slice table, bordered, elided "affected_weight")."""
+    monkeypatch.setenv("COLUMNS", "80")
+    ex = [str(EXAMPLE / f) for f in ("actual.csv", "truth.csv")]
+    items = ["--items", str(EXAMPLE / "items.csv"), "--slice", "country", "--slice", "source"]
+    r = CliRunner().invoke(app, ["diff", *ex, *items])
+    assert r.exit_code == 0, r.output
+    assert "…" not in r.output
+    assert max(len(line) for line in r.output.splitlines()) <= 80
+    for name in ("country", "source"):
+        table = r.output.split(f"Per {name}")[1].split("\n\n")[0]
+        assert table.splitlines()[1].split() == [name, "┃", "items", "┃", "weight", "┃",
+            "split_distance", "┃", "merge_distance", "┃", "affected_weight"]  # fmt: skip
 
 
 def test_cli_diff_bad_input(tmp_path, run_cli):

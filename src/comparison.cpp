@@ -1,5 +1,7 @@
 #include "clusterscore/comparison.h"
 
+#include <algorithm>
+
 #include "clusterscore/error.h"
 #include "clusterscore/pointwise.h"
 #include "detail/intern_column.h"
@@ -45,13 +47,23 @@ BigVector<T> narrow(const BigVector<uint32_t>& codes) {
   return BigVector<T>(codes.begin(), codes.end());
 }
 
-// Sets each common item's group to its items-table row's code (n_groups for an item with
+// The code of the tuple whose values are all null, or `none` if no row has it.
+uint32_t all_null_code(const std::vector<IdColumn>& columns, const std::vector<uint32_t>& group_row,
+                       uint32_t none) {
+  for (size_t code = 0; code < group_row.size(); ++code)
+    if (std::all_of(columns.begin(), columns.end(),
+                    [&](const IdColumn& c) { return c.is_null(group_row[code]); }))
+      return uint32_t(code);
+  return none;
+}
+
+// Sets each common item's group to its items-table row's code (`no_row` for an item with
 // no row); returns whether any item had no row. `T` must hold every code in `codes`
-// (n_groups itself goes only into the 32-bit item_group). Common items are those with a
-// cell: one array read, where j.in_both() reads two.
+// (`no_row` may be n_groups, which goes only into the 32-bit item_group). Common items are
+// those with a cell: one array read, where j.in_both() reads two.
 template <class T>
 bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of_item,
-                  const BigVector<T>& codes, ItemGrouping* g) {
+                  const BigVector<T>& codes, uint32_t no_row, ItemGrouping* g) {
   g->item_group.assign(j.n_items(), kNone);
   bool missing = false;
   // The loop does so little per item that codes must be fetched four times the usual
@@ -63,7 +75,7 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
     if (cell_of_item[i] == kNone) continue;
     const uint32_t row = j.items_row[i];
     missing |= row == kNone;
-    g->item_group[i] = row == kNone ? uint32_t(g->n_groups) : uint32_t(codes[row]);
+    g->item_group[i] = row == kNone ? no_row : uint32_t(codes[row]);
   }
   return missing;
 }
@@ -122,13 +134,17 @@ ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const
   ItemGrouping g;
   const BigVector<uint32_t> codes = tuple_codes(columns, j.items_table_rows, &g.group_row);
   g.n_groups = g.group_row.size();
+  // An item with no row has every value null: it joins the rows whose values are all
+  // null, or else a group of its own (whose group_row is kNone).
+  const uint32_t no_row = all_null_code(columns, g.group_row, uint32_t(g.n_groups));
   // Items reach their codes at random: in one byte (the usual few slice values) the codes
   // of 1e7 rows fit in the last-level cache, in four they do not.
   const auto& c = cell_of_item_;
-  const bool missing = g.n_groups < 255     ? gather_codes(j, c, narrow<uint8_t>(codes), &g)
-                       : g.n_groups < 65535 ? gather_codes(j, c, narrow<uint16_t>(codes), &g)
-                                            : gather_codes(j, c, codes, &g);
-  if (missing) {
+  const bool missing = g.n_groups < 255 ? gather_codes(j, c, narrow<uint8_t>(codes), no_row, &g)
+                       : g.n_groups < 65535
+                           ? gather_codes(j, c, narrow<uint16_t>(codes), no_row, &g)
+                           : gather_codes(j, c, codes, no_row, &g);
+  if (missing && no_row == g.n_groups) {
     g.group_row.push_back(kNone);
     ++g.n_groups;
   }

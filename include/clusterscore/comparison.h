@@ -34,7 +34,8 @@ struct ItemGrouping {
   BigVector<uint32_t> item_group;  // per joined item
   size_t n_groups = 0;
   // Per group: an items-table row holding its values, or kNone for the group of items
-  // that have no row in the items table (all values null).
+  // that have no row in the items table, when no row has all its values null (else those
+  // items are in that row's group: an item without a row has every value null).
   std::vector<uint32_t> group_row;
 };
 

@@ -192,6 +192,37 @@ TEST(GroupItems, EveryCodeWidthGivesEachItemItsRowsValue) {
   }
 }
 
+// An item with no items-table row has every slice value null: with a row whose values
+// are all null, they form one group, not two groups that both show as null.
+TEST(GroupItems, ItemsWithoutARowJoinTheRowsWhoseValuesAreAllNull) {
+  const std::vector<int64_t> items = {1, 2, 3, 4, 5}, a = {0, 0, 1, 1, 1}, b = {0, 1, 1, 1, 0};
+  const std::vector<int64_t> t_items = {1, 2, 3}, country = {7, 0, 8}, source = {5, 0, 0};
+  const std::vector<uint8_t> country_valid = {1, 0, 1}, source_valid = {1, 0, 0};
+  IdColumn c = ints(country), s = ints(source);
+  c.valid = country_valid.data();
+  s.valid = source_valid.data();
+  ItemsInput table{ints(t_items), nullptr};
+  Comparison cmp({"truth", ints(items), ints(a)}, {"actual", ints(items), ints(b)}, &table,
+                 MetricFamily::kPointwise);
+  for (const bool both : {true, false}) {
+    // country alone: item 2's row is null, items 4 and 5 have none -> one null group.
+    // country and source: item 2's row is (null, null), item 3's (8, null).
+    const ItemGrouping g = both ? cmp.group_items({c, s}) : cmp.group_items({c});
+    ASSERT_EQ(g.n_groups, 3u) << both;
+    ASSERT_EQ(g.group_row, (std::vector<uint32_t>{0, 1, 2})) << both;
+    EXPECT_EQ(g.item_group, (BigVector<uint32_t>{0, 1, 2, 1, 1})) << both;
+    const GroupTable t = cmp.by_items(g);
+    EXPECT_EQ(t.items, (BigVector<uint64_t>{1, 3, 1})) << both;
+  }
+  // Without a row of nulls, the items without a row still get a group of their own.
+  const std::vector<uint8_t> all_valid = {1, 1, 1};
+  c.valid = all_valid.data();
+  const ItemGrouping g = cmp.group_items({c});
+  ASSERT_EQ(g.n_groups, 4u);
+  EXPECT_EQ(g.group_row.back(), kNone);
+  EXPECT_EQ(g.item_group, (BigVector<uint32_t>{0, 1, 2, 3, 3}));
+}
+
 TEST(MetricTable, RowsArePaddedToAPowerOfTwoThenToMultiplesOfEight) {
   for (const auto& [width, stride] : std::vector<std::pair<size_t, size_t>>{
            {1, 1}, {3, 4}, {4, 4}, {7, 8}, {8, 8}, {9, 16}, {17, 24}}) {

@@ -80,33 +80,33 @@ def test_matches_reference(seed, shape_t, shape_a):
     assert cov["actual_clusters"] == len(set(actual.values()))
 
 
-def test_two_slice_columns_and_missing_items_table_rows():
+@pytest.mark.parametrize("null_row", [False, True])
+@pytest.mark.parametrize("columns", [["country", "source"], ["source"]])
+def test_slice_columns_and_missing_items_table_rows(columns, null_row):
+    """Items 25..29 have no row in the items table: their slice values are null, and they
+    share one group with the rows whose values are all null (with `null_row`, item 24's)."""
     truth = {i: i % 3 for i in range(30)}
     actual = {i: i % 4 for i in range(30)}
-    # items 25..29 have no row in the items table: their slice values are null
     items = pd.DataFrame(
         {
             "item_id": range(25),
-            "country": ["a", "b"] * 12 + ["a"],
+            "country": ["a", "b"] * 12 + [None if null_row else "a"],
             "source": ["x"] * 10 + [None] * 15,
         }
     )
     w = dict.fromkeys(range(30), 1.0)
     ref = pointwise_items(truth, actual, w)
-    df = cs.evaluate(truth, actual, items).per_slice(["country", "source"])
+    df = cs.evaluate(truth, actual, items).per_slice(columns)
 
     def norm(v):
         return None if v is None or v != v else v
 
-    key = {
-        i: (norm(items.country[i]), norm(items.source[i])) if i < 25 else (None, None)
-        for i in range(30)
-    }
+    key = {i: tuple(norm(items[c][i]) if i < 25 else None for c in columns) for i in range(30)}
     groups = groups_of(key, ref)
     assert len(df) == len(groups)
+    assert df[columns].isna().all(axis=1).sum() == 1  # one group of nulls
     for row in df.itertuples(index=False):
-        k = (row.country, row.source)
-        k = tuple(norm(v) for v in k)
+        k = tuple(norm(getattr(row, c)) for c in columns)
         assert_rows(pd.Series(row._asdict()), mean_over(ref, w, groups[k]), GROUP_COLS)
 
 

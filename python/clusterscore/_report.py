@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -105,16 +105,33 @@ def runs_coverage_table(coverage: dict[str, dict[str, Any]]) -> Table:
     return t
 
 
+def label(value: Any) -> str:
+    """An id or a slice value as it is: cluster 573216 is not "573,216"."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))  # an integer column with nulls, which pandas made float
+    return str(value)
+
+
 def frame_table(
-    title: str, df: pd.DataFrame, columns: list[str], number: Any = fmt, **options: Any
+    title: str,
+    df: pd.DataFrame,
+    columns: list[str],
+    number: Any = fmt,
+    labels: Collection[str] = (),
+    **options: Any,
 ) -> Table:
-    """`columns` of `df` as a table, numbers written by `number`; `options` go to Table."""
+    """`columns` of `df` as a table: numbers written by `number`, right-justified; the
+    `labels` columns (ids, slice values) as they are, left-justified. `options` go to Table."""
     t = Table(title=title, title_justify="left", **options)
+    write = [label if c in labels else number for c in columns]
     for c in columns:
-        numeric = pd.api.types.is_numeric_dtype(df[c])
+        numeric = c not in labels and pd.api.types.is_numeric_dtype(df[c])
         t.add_column(c, justify="right" if numeric else "left")
     for row in df[columns].itertuples(index=False):
-        t.add_row(*(number(v.item() if hasattr(v, "item") else v) for v in row))
+        values = (v.item() if hasattr(v, "item") else v for v in row)
+        t.add_row(*(w(v) for w, v in zip(write, values, strict=True)))
     return t
 
 

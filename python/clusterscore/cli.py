@@ -80,7 +80,8 @@ def evaluate(
         report.kv_table("Classic metrics (common items, unweighted)", result.classic),
     ]
     for name, table in slices.items():
-        shown.append(report.frame_table(f"Per {name}", table.to_pandas(), [name, *metric_cols]))
+        df = table.to_pandas()
+        shown.append(report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name]))
     clusters = {side: result.per_cluster_table(side) for side in result._roles}
     truth_df = clusters["truth"].to_pandas()
     actual_df = clusters["actual"].to_pandas()
@@ -89,6 +90,7 @@ def evaluate(
             "Worst truth clusters by recall (weight lost = weight × (1 − recall))",
             report.worst(truth_df, "under_merge_rate"),
             ["cluster_id", "items", "weight", "recall", "weight_lost"],
+            labels=["cluster_id"],
         )
     )
     shown.append(
@@ -96,6 +98,7 @@ def evaluate(
             "Worst actual clusters by precision (weight lost = weight × (1 − precision))",
             report.worst(actual_df, "over_merge_rate"),
             ["cluster_id", "items", "weight", "precision", "weight_lost"],
+            labels=["cluster_id"],
         )
     )
     report.print_all(console, *shown)
@@ -150,12 +153,14 @@ def compare(
     df = overall.to_pandas()
     for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
         title = f"{b} − {a}, overall ({level} intervals, {resamples} resamples)"
-        shown.append(report.frame_table(title, part, cols, **compact))
+        shown.append(report.frame_table(title, part, cols, labels=["metric"], **compact))
     for name, table in slices.items():
         sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
         for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
             title = f"{b} − {a}, per {name}: precision, recall, f1"
-            shown.append(report.frame_table(title, part, [name, *cols], **compact))
+            shown.append(
+                report.frame_table(title, part, [name, *cols], labels=[name, "metric"], **compact)
+            )
     console = report.console()
     report.print_all(console, *shown)
     if out is not None:
@@ -202,14 +207,18 @@ def diff(
     compact = {"show_edge": False, "pad_edge": False}
     for name, table in slices.items():
         df = table.to_pandas()
-        shown.append(report.frame_table(f"Per {name}", df, [name, *metric_cols], **compact))
+        shown.append(
+            report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name], **compact)
+        )
     clusters = {side: result.per_cluster_table(side) for side in result._roles}
     for side in ("base", "exp"):
         df = clusters[side].to_pandas()
         top = df.nlargest(10, "affected_weight").query("affected_weight > 0")
         cols = ["cluster_id", "items", "weight", "affected_weight", "split_rate", "merge_rate"]
         shown.append(
-            report.frame_table(f"{side} clusters with the most affected weight", top, cols)
+            report.frame_table(
+                f"{side} clusters with the most affected weight", top, cols, labels=["cluster_id"]
+            )
         )
     flows = result.flows()
     shown.append(
@@ -217,6 +226,7 @@ def diff(
             f"Largest flows between changed clusters ({len(flows):,} in all)",
             flows.head(10),
             list(flows.columns),
+            labels=["base_cluster", "exp_cluster"],
         )
     )
     report.print_all(console := report.console(), *shown)

@@ -112,7 +112,7 @@ class Comparison:
         return self.per_slice_table(column).to_pandas()
 
     def per_item_table(self) -> pa.Table:
-        return self._per_item_part(self._core.common_items())
+        return self._per_item_part(self._core.common_items(), self._core.cell_counts())
 
     def per_item_batches(self, rows: int = 1 << 20) -> Iterator[pa.RecordBatch]:
         """The per-item table as Arrow record batches of at most `rows` rows, in the same
@@ -121,12 +121,14 @@ class Comparison:
         if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
             raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
         items = self._core.common_items()
+        counts = self._core.cell_counts()  # once for all batches
         parts = (items[start : start + rows] for start in range(0, len(items), rows))
-        return (batch for part in parts for batch in self._per_item_part(part).to_batches())
+        return (batch for part in parts for batch in self._per_item_part(part, counts).to_batches())
 
-    def _per_item_part(self, item: np.ndarray) -> pa.Table:
-        """Per-item rows of the given common items (indices from the core)."""
-        d = self._core.per_item(item)
+    def _per_item_part(self, item: np.ndarray, counts: Any) -> pa.Table:
+        """Per-item rows of the given common items (indices from the core), with the
+        comparison's per-cell counts (its cell_counts())."""
+        d = self._core.per_item(item, counts)
         ra, rb = self._roles
         b_row = d.pop("b_cluster_row")
         cols: dict[str, Any] = {

@@ -137,13 +137,16 @@ nb::dict group_dict(GroupTable&& g) {
 
 // Per given common item (joined item indices, as common_items() gives them; any other
 // index is an IndexError): its B cluster's first row, weight, and its cell's weights (tp,
-// fp, fn, tn or B, E, X, U) and metrics, in that order. Callers pass a slice of the common
-// items at a time to build a table too big to hold at once.
-nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index) {
+// fp, fn, tn or B, E, X, U: rows of `counts`, the comparison's cell_counts()) and metrics,
+// in that order. Callers pass a slice of the common items at a time to build a table too
+// big to hold at once.
+nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
+                       const MetricTable& counts) {
   const std::span<const uint32_t> items(item_index.data(), item_index.shape(0));
   const JoinedClusterings& j = c.joined();
-  const MetricTable counts = c.cell_counts();
   const MetricTable& means = c.cell_metrics();
+  if (counts.n_rows != c.cells().size())
+    throw std::invalid_argument("clusterscore: per_item: counts are not this comparison's");
   BigVector<uint64_t> b_row(items.size());
   BigVector<double> weight(items.size());
   std::vector<BigVector<double>> cols(counts.width() + means.width(),
@@ -151,11 +154,21 @@ nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index) {
   {
     // Without the GIL: the CLI builds the next batch while pyarrow writes the last one.
     nb::gil_scoped_release release;
+    // Cells and B clusters are met at random: fetched ahead.
+    constexpr size_t kAhead = 16;
     for (size_t n = 0; n < items.size(); ++n) {  // each item's cell rows are read once
       const uint32_t i = items[n];
       if (i >= j.n_items() || c.cell_of_item()[i] == kNone)
         throw std::out_of_range("clusterscore: per_item: " + std::to_string(i) +
                                 " is not the index of a common item");
+      if (n + kAhead < items.size() && items[n + kAhead] < j.n_items()) {
+        const uint32_t ahead = items[n + kAhead], cell = c.cell_of_item()[ahead];
+        if (cell != kNone) {
+          __builtin_prefetch(means.row(cell));
+          __builtin_prefetch(counts.row(cell));
+        }
+        __builtin_prefetch(&j.b_cluster_first_row[j.b_cluster[ahead]]);
+      }
       const uint32_t cell = c.cell_of_item()[i];
       b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
       weight[n] = j.weight[i];
@@ -518,6 +531,10 @@ NB_MODULE(_core, m) {
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })
       .def_ro("n_groups", &ItemGrouping::n_groups);
 
+  // Per-cell counts (Comparison.cell_counts), computed once and handed back to each
+  // per_item call: computing them per batch of items took a tenth of the per-item table.
+  nb::class_<MetricTable>(m, "CellCounts");
+
   nb::class_<Comparison>(m, "Comparison")
       .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),
            nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"), nb::arg("items").none(),
@@ -536,7 +553,12 @@ NB_MODULE(_core, m) {
              return c.group_items(v);
            })
       .def("common_items", [](const Comparison& c) { return to_numpy(c.common_items()); })
-      .def("per_item", &per_item_dict, nb::arg("items"))
+      .def("cell_counts",
+           [](const Comparison& c) {
+             nb::gil_scoped_release release;
+             return c.cell_counts();
+           })
+      .def("per_item", &per_item_dict, nb::arg("items"), nb::arg("counts"))
       .def("sample_pairs", &sample_dict)
       .def("items_rows",
            [](const Comparison& c, const Array<uint32_t>& items) {

@@ -46,9 +46,17 @@ def test_core_refuses_indices_of_items_not_in_both():
     common = result._core.common_items()
     truth_only = np.setdiff1d(np.arange(260, dtype=np.uint32), common)
     assert len(truth_only) == 20
+    counts = result._core.cell_counts()
     for bad in (truth_only[:1], np.array([10**6], dtype=np.uint32)):
         with pytest.raises(IndexError, match="is not the index of a common item"):
-            result._core.per_item(bad)
+            result._core.per_item(bad, counts)
+
+
+def test_core_refuses_cell_counts_of_another_comparison():
+    result = cs.evaluate(*random_inputs(1))
+    other = cs.evaluate({1: "a", 2: "a"}, {1: "x", 2: "y"})  # two cells, not this one's
+    with pytest.raises(ValueError, match="counts are not this comparison's"):
+        result._core.per_item(result._core.common_items(), other._core.cell_counts())
 
 
 def test_parquet_written_by_batches_equals_the_table(tmp_path):

@@ -1,5 +1,6 @@
-"""`evaluate` at a size where the core takes its big-data paths, against a vectorised
-reference (pandas joins and group sums, test-only), at every level, per item included.
+"""`evaluate` and `diff` at a size where the core takes its big-data paths, against a
+vectorised reference (pandas joins and group sums, test-only), at every level, per item
+included.
 
 At ~1e5 items the join is partitioned (several partitions, scattered without counting
 first), cells are sorted in several blocks, per-cluster sums take the sorted path, and a
@@ -9,12 +10,13 @@ oracle cases of test_evaluate_oracle.py reach."""
 import numpy as np
 import pandas as pd
 import pytest
-from reference import MEAN_METRICS
+from reference import IMPACT_METRICS, MEAN_METRICS
 
 import clusterscore as cs
 
 N = 120_000
 GROUP_COLS = ["items", "weight", *MEAN_METRICS, "f1_of_means"]
+IMPACT_GROUP_COLS = ["items", "weight", *IMPACT_METRICS, "affected_share", "affected_weight"]
 
 
 def clusterings(seed: int, ids: str, labels: str):
@@ -63,12 +65,18 @@ def clusterings(seed: int, ids: str, labels: str):
     return truth, actual, items
 
 
-def reference(truth: pd.DataFrame, actual: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """Per common item, in the truth's row order: clusters, weight, tp, fp, fn, tn, every
-    metric, and the items table's slice values (null without a row)."""
+def joined(truth: pd.DataFrame, actual: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """The common items in the truth's row order, with their clusters (cluster_id_t,
+    cluster_id_a), weight (1 without an items-table row) and slice values (null without)."""
     t = truth.merge(actual, on="item_id", suffixes=("_t", "_a"))  # keeps truth's order
     t = t.merge(items, on="item_id", how="left")
     t["weight"] = t["weight"].fillna(1.0)
+    return t
+
+
+def reference(truth: pd.DataFrame, actual: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """joined(), with each item's tp, fp, fn, tn and pointwise metrics (SPEC §1)."""
+    t = joined(truth, actual, items)
     w = t["weight"]
     tp = w.groupby([t["cluster_id_t"], t["cluster_id_a"]]).transform("sum")
     fp = w.groupby(t["cluster_id_a"]).transform("sum") - tp
@@ -87,6 +95,30 @@ def reference(truth: pd.DataFrame, actual: pd.DataFrame, items: pd.DataFrame) ->
     )
 
 
+def impact_reference(base: pd.DataFrame, exp: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """joined(), with each item's B, E, X, U and impact metrics (SPEC §3). An item is
+    affected if its cell is not its whole Base or Exp cluster (counted, not weighed)."""
+    t = joined(base, exp, items)
+    w, cb, ce = t["weight"], t["cluster_id_t"], t["cluster_id_a"]
+    x, b, e = (w.groupby(k).transform("sum") for k in ([cb, ce], cb, ce))
+    nx, nb, ne = (w.groupby(k).transform("size") for k in ([cb, ce], cb, ce))
+    bx, ex = (b - x).where(nx < nb, 0.0), (e - x).where(nx < ne, 0.0)
+    u = x + bx + ex
+    return t.assign(
+        B=b,
+        E=e,
+        X=x,
+        U=u,
+        split_distance=bx / u,
+        merge_distance=ex / u,
+        jaccard_distance=(bx + ex) / u,
+        jaccard_index=x / u,
+        split_rate=bx / b,
+        merge_rate=ex / e,
+        affected=(nx < nb) | (nx < ne),
+    )
+
+
 def labels(values: pd.Series) -> pd.Series:
     """Group values as comparable strings: numbers as floats (pandas makes an integer
     column with nulls float), null as "<null>"."""
@@ -96,15 +128,23 @@ def labels(values: pd.Series) -> pd.Series:
 
 
 def group_means(ref: pd.DataFrame, key: str) -> pd.DataFrame:
-    """Per value of `key` (null its own value): items, weight, weighted means, f1_of_means."""
-    g = ref.assign(key=labels(ref[key]))
-    weighted = g[MEAN_METRICS].mul(g["weight"], axis=0).assign(weight=g["weight"], key=g["key"])
-    sums = weighted.groupby("key").sum()
-    out = sums[MEAN_METRICS].div(sums["weight"], axis=0)
+    """Per value of `key` (null its own value): items, weight, the weighted means of
+    the pointwise metrics and f1_of_means, or (if `ref` has them) of the impact metrics
+    with affected_share and affected_weight."""
+    impact = "affected" in ref
+    metrics = IMPACT_METRICS + ["affected"] if impact else MEAN_METRICS
+    g = ref.assign(key=labels(ref[key]), affected=ref.get("affected", False))
+    weighted = g[metrics].astype(float).mul(g["weight"], axis=0)
+    sums = weighted.assign(weight=g["weight"], key=g["key"]).groupby("key").sum()
+    out = sums[metrics].div(sums["weight"], axis=0)
     out["items"] = g.groupby("key").size()
     out["weight"] = sums["weight"]
-    p, r = out["precision"], out["recall"]
-    out["f1_of_means"] = 2 * p * r / (p + r)
+    if impact:
+        out = out.rename(columns={"affected": "affected_share"})
+        out["affected_weight"] = sums["affected"]
+    else:
+        p, r = out["precision"], out["recall"]
+        out["f1_of_means"] = 2 * p * r / (p + r)
     return out
 
 
@@ -113,8 +153,10 @@ def assert_groups(got: pd.DataFrame, key: str, want: pd.DataFrame):
     got = got.set_index("key").sort_index()
     want = want.sort_index()
     assert list(got.index) == list(want.index)
-    for c in GROUP_COLS:
-        np.testing.assert_allclose(got[c].to_numpy(float), want[c].to_numpy(float), rtol=1e-9)
+    cols = IMPACT_GROUP_COLS if "affected_share" in want else GROUP_COLS
+    for c in cols:
+        got_c, want_c = got[c].to_numpy(float), want[c].to_numpy(float)
+        np.testing.assert_allclose(got_c, want_c, rtol=1e-9, atol=1e-12, err_msg=c)
 
 
 CASES = [("int", "dense"), ("int", "sparse"), ("str", "dense")]
@@ -164,3 +206,34 @@ def test_coverage(case):
     ids = items["item_id"]
     in_neither = ~ids.isin(truth["item_id"]) & ~ids.isin(actual["item_id"])
     assert cov["items_table_unmatched"] == in_neither.sum() > 0
+
+
+@pytest.fixture(scope="module", params=CASES, ids=["-".join(c) for c in CASES])
+def diff_case(request):
+    base, exp, items = clusterings(8, *request.param)
+    return cs.diff(base, exp, items), impact_reference(base, exp, items)
+
+
+def test_diff_per_item(diff_case):
+    res, ref = diff_case
+    got = res.per_item()
+    assert got["item_id"].tolist() == ref["item_id"].tolist()
+    assert (got["base_cluster"].to_numpy() == ref["cluster_id_t"].to_numpy()).all()
+    assert (got["exp_cluster"].to_numpy() == ref["cluster_id_a"].to_numpy()).all()
+    assert (got["affected"].to_numpy() == ref["affected"].to_numpy()).all()
+    for c in ["weight", "B", "E", "X", "U", *IMPACT_METRICS]:
+        got_c, want_c = got[c].to_numpy(), ref[c].to_numpy()
+        np.testing.assert_allclose(got_c, want_c, rtol=1e-9, atol=1e-12, err_msg=c)
+
+
+def test_diff_every_level(diff_case):
+    res, ref = diff_case
+    overall = group_means(ref.assign(all=0), "all").iloc[0]
+    for c in IMPACT_METRICS:
+        assert res.overall[c] == pytest.approx(overall[c], rel=1e-9, abs=1e-12), c
+    assert res.overall["affected_weight"] == pytest.approx(overall["affected_weight"], rel=1e-9)
+    assert res.overall["affected_items"] == ref["affected"].sum()
+    assert_groups(res.per_cluster("base"), "cluster_id", group_means(ref, "cluster_id_t"))
+    assert_groups(res.per_cluster("exp"), "cluster_id", group_means(ref, "cluster_id_a"))
+    for column in ("country", "shard"):
+        assert_groups(res.per_slice(column), column, group_means(ref, column))

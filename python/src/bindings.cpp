@@ -146,7 +146,7 @@ nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
   const JoinedClusterings& j = c.joined();
   const MetricTable& means = c.cell_metrics();
   if (counts.n_rows != c.cells().size())
-    throw std::invalid_argument("clusterscore: per_item: counts are not this comparison's");
+    throw std::invalid_argument("clusterscore: per_item: counts do not have a row per cell");
   BigVector<uint64_t> b_row(items.size());
   BigVector<double> weight(items.size());
   std::vector<BigVector<double>> cols(counts.width() + means.width(),
@@ -531,9 +531,10 @@ NB_MODULE(_core, m) {
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })
       .def_ro("n_groups", &ItemGrouping::n_groups);
 
-  // Per-cell counts (Comparison.cell_counts), computed once and handed back to each
-  // per_item call: computing them per batch of items took a tenth of the per-item table.
-  nb::class_<MetricTable>(m, "CellCounts");
+  // Opaque: per-cell counts (Comparison.cell_counts), computed once per per-item table and
+  // handed back to each per_item call, not counted again for each batch of items (with
+  // per_item's prefetching, every batch's calls at 1e7 items: 0.96-1.0 -> 0.53-0.56 s).
+  nb::class_<MetricTable>(m, "MetricTable");
 
   nb::class_<Comparison>(m, "Comparison")
       .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),

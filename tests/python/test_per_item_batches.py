@@ -55,7 +55,7 @@ def test_core_refuses_indices_of_items_not_in_both():
 def test_core_refuses_cell_counts_of_another_comparison():
     result = cs.evaluate(*random_inputs(1))
     other = cs.evaluate({1: "a", 2: "a"}, {1: "x", 2: "y"})  # two cells, not this one's
-    with pytest.raises(ValueError, match="counts are not this comparison's"):
+    with pytest.raises(ValueError, match="counts do not have a row per cell"):
         result._core.per_item(result._core.common_items(), other._core.cell_counts())
 
 

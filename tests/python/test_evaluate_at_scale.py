@@ -3,9 +3,10 @@ vectorised reference (pandas joins and group sums, test-only), at every level, p
 included.
 
 At ~1e5 items the join is partitioned (several partitions, scattered without counting
-first), cells are sorted in several blocks, per-cluster sums take the sorted path, and a
-slice column with more than 65,535 values needs 32-bit codes: none of which the small
-oracle cases of test_evaluate_oracle.py reach."""
+first), cells are sorted in several blocks, the sums per actual cluster and per slice of
+many values take the sorted path (per truth cluster, the runs path), and a slice column
+with more than 65,535 values needs 32-bit codes: none of which the small oracle cases of
+test_evaluate_oracle.py reach."""
 
 import numpy as np
 import pandas as pd

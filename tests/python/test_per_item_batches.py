@@ -52,7 +52,7 @@ def test_core_refuses_indices_of_items_not_in_both():
             result._core.per_item(bad, counts)
 
 
-def test_core_refuses_cell_counts_of_another_comparison():
+def test_core_refuses_counts_without_a_row_per_cell():
     result = cs.evaluate(*random_inputs(1))
     other = cs.evaluate({1: "a", 2: "a"}, {1: "x", 2: "y"})  # two cells, not this one's
     with pytest.raises(ValueError, match="counts do not have a row per cell"):

@@ -18,12 +18,15 @@ from rich.console import Console
 from rich.table import Table
 
 
+def _missing(value: Any) -> bool:
+    """None, or NaN (how pandas holds a null number): printed as "—"."""
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def fmt(value: Any) -> str:
-    if value is None:
+    if _missing(value):
         return "—"
     if isinstance(value, float):
-        if math.isnan(value):
-            return "—"
         if value.is_integer() and abs(value) < 1e15:
             return f"{int(value):,}"
         return f"{value:.6g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.3e}"
@@ -107,7 +110,7 @@ def runs_coverage_table(coverage: dict[str, dict[str, Any]]) -> Table:
 
 def label(value: Any) -> str:
     """An id or a slice value as it is: cluster 573216 is not "573,216"."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if _missing(value):
         return "—"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))  # an integer column with nulls, which pandas made float

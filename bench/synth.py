@@ -57,6 +57,15 @@ def make(n: int, moved: float = 0.10, seed: int = 0):
     return t, a, items
 
 
+def small_truth(truth: pa.Table, clusters: int = 30_000, seed: int = 1) -> pa.Table:
+    """A truth as people make one: whole clusters picked at random (30,000 of ~1.5e6 at
+    1e7 items, ~2% of the items), to score against a whole clustering."""
+    rng = np.random.default_rng(seed)
+    labels = truth.column("cluster_id").to_numpy()
+    picked = rng.choice(int(labels.max()) + 1, size=clusters, replace=False)
+    return truth.filter(pa.array(np.isin(labels, picked)))
+
+
 def with_string_ids(truth: pa.Table, actual: pa.Table, items: pa.Table):
     """The same tables with string ids, as many real datasets have them: item ids
     "item-<n>" (~24 bytes) and cluster ids "cluster-<n>" (~14 bytes)."""

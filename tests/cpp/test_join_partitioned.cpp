@@ -28,8 +28,10 @@ struct Case {
 };
 
 // Ids drawn from a universe a little larger than each side, so that A-only, B-only,
-// common and items-table-only ids all occur; no repeats within a column.
-Case random_case(std::mt19937_64& rng, size_t universe) {
+// common and items-table-only ids all occur; no repeats within a column. Each column
+// holds about its share of the universe.
+Case random_case(std::mt19937_64& rng, size_t universe, double a_share = 0.7, double b_share = 0.7,
+                 double t_share = 0.8) {
   std::vector<int64_t> ids(universe);
   for (auto& id : ids) id = int64_t(rng()) >> int(rng() % 60);  // spread over magnitudes
   std::sort(ids.begin(), ids.end());
@@ -42,9 +44,9 @@ Case random_case(std::mt19937_64& rng, size_t universe) {
     return out;
   };
   Case c;
-  c.a_items = pick(0.7);
-  c.b_items = pick(0.7);
-  c.t_items = pick(0.8);
+  c.a_items = pick(a_share);
+  c.b_items = pick(b_share);
+  c.t_items = pick(t_share);
   for (size_t i = 0; i < c.a_items.size(); ++i) c.a_clusters.push_back(int64_t(rng() % 7));
   for (size_t i = 0; i < c.b_items.size(); ++i) c.b_clusters.push_back(int64_t(rng() % 5) * 1000);
   for (size_t i = 0; i < c.t_items.size(); ++i) c.t_weights.push_back(0.5 + double(rng() % 100));
@@ -93,6 +95,15 @@ JoinedClusterings run(const Case& c, size_t partition_rows) {
   ItemsInput t{ints(c.t_items), c.t_weights.data()};
   JoinedClusterings j;
   EXPECT_TRUE(join_detail::join_partitioned(a, b, &t, partition_rows, nullptr, &j));
+  return j;
+}
+
+// join_partitioned() without the items table: every weight 1, no items-table rows.
+JoinedClusterings run_without_items(const Case& c, size_t partition_rows) {
+  ClusteringInput a{"truth", ints(c.a_items), ints(c.a_clusters)};
+  ClusteringInput b{"actual", ints(c.b_items), ints(c.b_clusters)};
+  JoinedClusterings j;
+  EXPECT_TRUE(join_detail::join_partitioned(a, b, nullptr, partition_rows, nullptr, &j));
   return j;
 }
 
@@ -157,6 +168,31 @@ TEST(JoinInts, AgreesWithOracleForAnyPartitionSize) {
     for (size_t rows : {size_t(1), size_t(3), size_t(64), size_t(1000), size_t(1) << 20}) {
       expect_equal(run(c, rows), want,
                    "round " + std::to_string(round) + " rows " + std::to_string(rows));
+    }
+  }
+}
+
+// A small truth against a big clustering and items table, as evaluations usually are:
+// most items are only in B, whose partitions then hold what each of those was found to
+// have until it is appended, and the items table sets the number of partitions.
+TEST(JoinInts, SmallTruthAgreesWithOracleWithAndWithoutItemsTable) {
+  std::mt19937_64 rng(23);
+  for (int round = 0; round < 20; ++round) {
+    const Case c = random_case(rng, 1 + rng() % 5000, 0.03, 0.9, 0.95);
+    const JoinedClusterings want = oracle(c);
+    Case no_items = c;
+    no_items.t_items.clear();
+    no_items.t_weights.clear();
+    const JoinedClusterings want_unweighted = oracle(no_items);
+    for (size_t rows : {size_t(1), size_t(64), size_t(1000), size_t(1) << 20}) {
+      const std::string what = "round " + std::to_string(round) + " rows " + std::to_string(rows);
+      expect_equal(run(c, rows), want, what);
+      const JoinedClusterings got = run_without_items(c, rows);
+      EXPECT_EQ(got.a_cluster, want_unweighted.a_cluster) << what;
+      EXPECT_EQ(got.b_cluster, want_unweighted.b_cluster) << what;
+      EXPECT_EQ(got.weight, want_unweighted.weight) << what;
+      EXPECT_TRUE(got.items_row.empty()) << what;
+      EXPECT_EQ(got.b_cluster_first_row, want_unweighted.b_cluster_first_row) << what;
     }
   }
 }
@@ -268,6 +304,19 @@ TEST(JoinStrings, AgreesWithOracleForAnyPartitionSize) {
     const Case c = random_case(rng, 1 + rng() % 3000);
     const JoinedClusterings want = oracle(c);
     for (size_t rows : {size_t(1), size_t(64), size_t(1000), size_t(1) << 20}) {
+      auto [joined, got] = run_strings(c, rows, nullptr);
+      ASSERT_TRUE(joined) << "round " << round;
+      expect_equal(got, want, "round " + std::to_string(round) + " rows " + std::to_string(rows));
+    }
+  }
+}
+
+TEST(JoinStrings, SmallTruthAgreesWithOracle) {
+  std::mt19937_64 rng(29);
+  for (int round = 0; round < 10; ++round) {
+    const Case c = random_case(rng, 1 + rng() % 5000, 0.03, 0.9, 0.95);
+    const JoinedClusterings want = oracle(c);
+    for (size_t rows : {size_t(1), size_t(1000), size_t(1) << 20}) {
       auto [joined, got] = run_strings(c, rows, nullptr);
       ASSERT_TRUE(joined) << "round " << round;
       expect_equal(got, want, "round " + std::to_string(round) + " rows " + std::to_string(rows));

@@ -70,7 +70,9 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
   // distance ahead to keep enough misses in flight (at 1e7: 0.087 -> 0.079 s).
   constexpr size_t ahead = 4 * detail::kPrefetch;
   for (size_t i = 0; i < j.n_items(); ++i) {
-    if (i + ahead < j.n_items() && j.items_row[i + ahead] != kNone)
+    // Only for items with a cell: with a small truth, most items have none.
+    if (i + ahead < j.n_items() && cell_of_item[i + ahead] != kNone &&
+        j.items_row[i + ahead] != kNone)
       __builtin_prefetch(&codes[j.items_row[i + ahead]]);
     if (cell_of_item[i] == kNone) continue;
     const uint32_t row = j.items_row[i];

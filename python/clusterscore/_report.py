@@ -29,6 +29,8 @@ def fmt(value: Any) -> str:
     if isinstance(value, float):
         if value.is_integer() and abs(value) < 1e15:
             return f"{int(value):,}"
+        if 1e5 <= abs(value) < 1e15:  # a weight of millions: 12,499,711.7, not 1.24997e+07
+            return f"{value:,.1f}"
         return f"{value:.6g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.3e}"
     if isinstance(value, int) and not isinstance(value, bool):
         return f"{value:,}"

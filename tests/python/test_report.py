@@ -24,6 +24,19 @@ def test_labels_are_printed_as_they_are_and_numbers_with_separators():
     assert [c.justify for c in t.columns] == ["left", "left", "right"]
 
 
+def test_numbers_are_printed_without_exponents_where_digits_do():
+    """Large weights with a fraction keep their digits and separators; small rates keep
+    six significant digits, tiny ones an exponent."""
+    assert report.fmt(12499711.73) == "12,499,711.7"
+    assert report.fmt(257822.4) == "257,822.4"
+    assert report.fmt(-123456.75) == "-123,456.8"
+    assert report.fmt(12499712.0) == "12,499,712"
+    assert report.fmt(99999.5) == "99999.5"
+    assert report.fmt(0.919585123) == "0.919585"
+    assert report.fmt(1.464e-4) == "1.464e-04"
+    assert report.fmt(float("nan")) == "—"
+
+
 def test_cli_prints_integer_cluster_ids_and_slice_values_unformatted(tmp_path, monkeypatch):
     """Integer ids from Parquet: cluster 1234567 is not "1,234,567", year 2024 is not
     "2,024"; items without a row in the items table join the null year's row."""

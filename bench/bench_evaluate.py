@@ -7,7 +7,7 @@ Input (bench/synth.py): power-law clusters, 10% of items moved by splits and mer
 random int64 ids, random weights, one slice column; the "strings" run has the same
 clusterings with string item and cluster ids, and the "small-truth" run scores the whole
 actual clustering against whole truth clusters covering ~2% of the items, as job 1 does
-(per item: bytes per item of the actual clustering). One thread throughout.
+(its peak memory is per item of the actual clustering). One thread throughout.
 """
 
 from __future__ import annotations

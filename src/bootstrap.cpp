@@ -8,7 +8,13 @@
 #include "clusterscore/pointwise.h"
 #include "detail/interner.h"
 #include "detail/kahan.h"
+#include "detail/lanes.h"
 #include "detail/random.h"
+#include "detail/simd.h"
+
+// Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
+// crossed, whatever -Wpsabi says of the baseline clone.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace clusterscore {
 namespace {
@@ -51,29 +57,54 @@ class Means {
   void compute(const uint32_t* n, std::vector<double>* out) const {
     const size_t g_count = groups();
     out->assign(runs_.size() * g_count * width_, kNaN);
-    std::vector<KahanSum> w(g_count), s(g_count * m_);
+    std::vector<KahanSum> w(g_count);
+    std::vector<double> sum(g_count * m_), comp(g_count * m_);
     for (size_t run = 0; run < runs_.size(); ++run) {
       const ClusterSums& r = runs_[run];
       std::fill(w.begin(), w.end(), KahanSum{});
-      std::fill(s.begin(), s.end(), KahanSum{});
-      for (size_t e = 0; e < r.size(); ++e) {
-        const double k = n ? double(n[r.cluster[e]]) : 1.0;
-        if (k == 0) continue;
-        const size_t g = r.group[e];
-        w[g].add(k * r.weight[e]);
-        for (size_t m = 0; m < m_; ++m) s[g * m_ + m].add(k * r.sums[e * m_ + m]);
-      }
+      std::fill(sum.begin(), sum.end(), 0.0);
+      std::fill(comp.begin(), comp.end(), 0.0);
+      add_entries(r, n, w.data(), sum.data(), comp.data());
       for (size_t g = 0; g < g_count; ++g) {
         const double wg = w[g].value();
         if (!(wg > 0)) continue;
         double* row = out->data() + (run * g_count + g) * width_;
-        for (size_t m = 0; m < m_; ++m) row[m] = s[g * m_ + m].value() / wg;
+        for (size_t m = 0; m < m_; ++m) row[m] = (sum[g * m_ + m] + comp[g * m_ + m]) / wg;
         if (f1_) row[m_] = f1_of_means(row[p_], row[r_]);
       }
     }
   }
 
  private:
+  // Adds each entry of r, counted n[cluster] times, to its group's weight w[g] and metric
+  // sums (sum, comp)[g * m_ + m]: the metrics four at a time, each lane the scalar
+  // neumaier_add() (the same bits), in clones for AVX2 and the baseline. With a KahanSum
+  // per metric, one at a time, 1,000 resamples of 30,000 truth clusters and two runs took
+  // 0.70-0.75 s; this way 0.53-0.55 s.
+  CLUSTERSCORE_SIMD_CLONES
+  void add_entries(const ClusterSums& r, const uint32_t* n, KahanSum* w, double* sum,
+                   double* comp) const {
+    using detail::Lanes4, detail::load4, detail::store4;
+    const size_t lanes = m_ - m_ % 4;
+    for (size_t e = 0; e < r.size(); ++e) {
+      const double k = n ? double(n[r.cluster[e]]) : 1.0;
+      if (k == 0) continue;
+      const size_t g = r.group[e];
+      w[g].add(k * r.weight[e]);
+      const double* x = r.sums.data() + e * m_;
+      double* s = sum + g * m_;
+      double* c = comp + g * m_;
+      const Lanes4 kv = {k, k, k, k};
+      for (size_t m = 0; m < lanes; m += 4) {
+        Lanes4 sv = load4(s + m), cv = load4(c + m);
+        detail::neumaier_add4(sv, cv, kv * load4(x + m));
+        store4(s + m, sv);
+        store4(c + m, cv);
+      }
+      for (size_t m = lanes; m < m_; ++m) detail::neumaier_add(s[m], c[m], k * x[m]);
+    }
+  }
+
   const std::vector<ClusterSums>& runs_;
   size_t m_ = 0, width_ = 0, p_ = 0, r_ = 0;
   bool f1_ = false;

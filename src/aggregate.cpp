@@ -37,14 +37,7 @@ struct Sums8 {
   double sum[8] = {}, comp[8] = {};
 
   [[gnu::always_inline]] void add_metrics(double w, const double* v) {
-    using detail::load4, detail::store4;
-    const detail::Lanes4 wv = {w, w, w, w};
-    for (size_t h = 0; h < 8; h += 4) {
-      detail::Lanes4 s = load4(sum + h), c = load4(comp + h);
-      detail::neumaier_add4(s, c, wv * load4(v + h));
-      store4(sum + h, s);
-      store4(comp + h, c);
-    }
+    detail::neumaier_add_scaled(sum, comp, w, v, 8);
   }
   // The weighted means of the first k <= 8 metrics (the rest is padding), to out[i *
   // stride]: divided four at a time (the same division in each lane, so the same bits).

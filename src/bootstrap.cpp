@@ -84,24 +84,12 @@ class Means {
   CLUSTERSCORE_SIMD_CLONES
   void add_entries(const ClusterSums& r, const uint32_t* n, KahanSum* w, double* sum,
                    double* comp) const {
-    using detail::Lanes4, detail::load4, detail::store4;
-    const size_t lanes = m_ - m_ % 4;
     for (size_t e = 0; e < r.size(); ++e) {
       const double k = n ? double(n[r.cluster[e]]) : 1.0;
       if (k == 0) continue;
       const size_t g = r.group[e];
       w[g].add(k * r.weight[e]);
-      const double* x = r.sums.data() + e * m_;
-      double* s = sum + g * m_;
-      double* c = comp + g * m_;
-      const Lanes4 kv = {k, k, k, k};
-      for (size_t m = 0; m < lanes; m += 4) {
-        Lanes4 sv = load4(s + m), cv = load4(c + m);
-        detail::neumaier_add4(sv, cv, kv * load4(x + m));
-        store4(s + m, sv);
-        store4(c + m, cv);
-      }
-      for (size_t m = lanes; m < m_; ++m) detail::neumaier_add(s[m], c[m], k * x[m]);
+      detail::neumaier_add_scaled(sum + g * m_, comp + g * m_, k, r.sums.data() + e * m_, m_);
     }
   }
 

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "detail/kahan.h"
+
 // Every function here is inlined, so passing vectors by value changes no ABI.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpsabi"
@@ -36,6 +38,21 @@ typedef int64_t LaneMask4 __attribute__((vector_size(32)));
   const Lanes4 big = sum_larger ? sum : x, small = sum_larger ? x : sum;
   comp += (big - t) + small;
   sum = t;
+}
+
+// sum[i], comp[i] += k * x[i] for i < n, each a compensated sum: four at a time, the rest
+// one by one, every element with neumaier_add()'s operations (so the same bits).
+[[gnu::always_inline]] inline void neumaier_add_scaled(double* sum, double* comp, double k,
+                                                       const double* x, size_t n) {
+  const Lanes4 kv = {k, k, k, k};
+  const size_t lanes = n - n % 4;
+  for (size_t i = 0; i < lanes; i += 4) {
+    Lanes4 s = load4(sum + i), c = load4(comp + i);
+    neumaier_add4(s, c, kv * load4(x + i));
+    store4(sum + i, s);
+    store4(comp + i, c);
+  }
+  for (size_t i = lanes; i < n; ++i) neumaier_add(sum[i], comp[i], k * x[i]);
 }
 
 }  // namespace clusterscore::detail

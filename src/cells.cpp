@@ -177,16 +177,18 @@ void unsplit(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
              const RowBlocks<Rec>& b, const BigBuffer<uint32_t>& cell,
              BigVector<uint32_t>* cell_of_item) {
   std::vector<size_t> next(b.begin.begin(), b.begin.end() - 1);
+  // Written through a plain pointer, as push_back() stored the vector's end every item.
   cell_of_item->clear();
-  cell_of_item->reserve(rows.size());
+  cell_of_item->resize(rows.size());
+  uint32_t* const out = cell_of_item->data();
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i] == kNone || cols[i] == kNone) {
-      cell_of_item->push_back(kNone);
+      out[i] = kNone;
       continue;
     }
     const size_t at = next[b.block_of(rows[i])]++;
     __builtin_prefetch(cell.data() + at + 16);  // the stream's next line
-    cell_of_item->push_back(cell[at]);
+    out[i] = cell[at];
   }
 }
 

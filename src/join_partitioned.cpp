@@ -274,16 +274,25 @@ class PartitionedJoin {
     j_->b_cluster.reserve(all);
     j_->weight.reserve(all);
     if (t_) j_->items_row.reserve(all);
+    // Written through plain pointers: push_back() checked capacity and stored each
+    // vector's end for every row (at 1e7 rows, 0.06-0.07 -> 0.04-0.05 s, zeroing included).
+    j_->b_cluster.resize(n);
+    j_->weight.resize(n);
+    if (t_) j_->items_row.resize(n);
+    uint32_t* const b_cluster = j_->b_cluster.data();
+    double* const weight = j_->weight.data();
+    uint32_t* const items_row = t_ ? j_->items_row.data() : nullptr;
+    const Entry* const entries = pa.entries.data();
     std::vector<size_t> next = pa.begin;
     for (size_t r = 0; r < n; ++r) {
       const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
       // Too many streams for the hardware to follow: each fetches its own next lines, two
       // lines ahead (at 1e7 rows, 0.060-0.062 -> 0.055-0.056 s).
-      __builtin_prefetch(&pa.entries[at + 8]);
-      const Found& f = pa.entries[at].found;
-      j_->b_cluster.push_back(f.b_cluster);
-      j_->weight.push_back(f.weight);
-      if (t_) j_->items_row.push_back(f.items_row);
+      __builtin_prefetch(&entries[at + 8]);
+      const Found& f = entries[at].found;
+      b_cluster[r] = f.b_cluster;
+      weight[r] = f.weight;
+      if (items_row) items_row[r] = f.items_row;
     }
   }
 

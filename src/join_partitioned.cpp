@@ -79,7 +79,9 @@ struct Partitions {
   size_t size(size_t p) const { return empty() ? 0 : end[p] - begin[p]; }
 };
 
-size_t part_of(uint64_t hash, unsigned bits) { return bits == 0 ? 0 : size_t(hash >> (64 - bits)); }
+// The partition of `hash`: its top `bits` bits (0 to 16), in two shifts so that 0 bits
+// (one partition) needs no branch.
+size_t part_of(uint64_t hash, unsigned bits) { return size_t((hash >> 1) >> (63 - bits)); }
 
 // Room per partition for a scatter without counting first, or 0 where counting is
 // cheaper than the slack. A partition of a uniform hash holds mean ± sqrt(mean) rows:
@@ -98,21 +100,29 @@ size_t room_per_partition(size_t rows, unsigned bits) {
 template <class Hash>
 bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const double* weight,
              unsigned bits, const std::vector<size_t>& limit, Partitions* out) {
+  // Through local pointers and a local flag: at 1e7 rows, three scatters took ~0.02 s
+  // more writing through `out`.
   std::vector<size_t> next = out->begin;
+  size_t* const at_next = next.data();
+  const size_t* const at_limit = limit.data();
+  Entry* const entries = out->entries.data();
+  double* const weights = out->weight.data();
+  bool bad_weight = false;
   for (size_t r = 0; r < ids.size; ++r) {
     const uint64_t h = hash(ids, r);
     const size_t p = part_of(h, bits);
-    if (next[p] == limit[p]) [[unlikely]]
+    if (at_next[p] == at_limit[p]) [[unlikely]]
       return false;
-    const size_t at = next[p]++;
-    out->entries[at].tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
+    const size_t at = at_next[p]++;
+    entries[at].tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
     if (weight) {
       // Checked here, where every weight passes anyway (a pass of its own took 4 ms at
       // 1e7); check_weights() names the first bad one.
-      out->weight[at] = weight[r];
-      out->bad_weight |= !good_weight(weight[r]);
+      weights[at] = weight[r];
+      bad_weight |= !good_weight(weight[r]);
     }
   }
+  out->bad_weight = bad_weight;
   out->end = std::move(next);
   return true;
 }

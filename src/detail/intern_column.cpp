@@ -243,21 +243,38 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
   int64_t lo = 0;
   size_t span = 0;
   if (dense_range(col, &lo, &span)) {
-    BigVector<uint32_t> out(col.size);
-    BigVector<uint32_t> id_of(span + 1, kNone);
-    for (size_t r = 0; r < col.size; ++r) {
-      // id_of is read at random and outgrows the caches, and the loop does so little per
-      // row that its misses must be fetched far ahead: at 1e7 rows and 1.5e6 clusters,
-      // 16 rows ahead took 0.055-0.064 s per column, 64 rows 0.040-0.043 s.
-      if (r + kDenseAhead < col.size)
-        __builtin_prefetch(&id_of[size_t(col.ints[r + kDenseAhead] - lo)]);
-      uint32_t& id = id_of[size_t(col.ints[r] - lo)];
-      if (id == kNone) {
-        id = uint32_t(first_row->size());
-        first_row->push_back(r);
-      }
-      out[r] = id;
+    const size_t n = col.size, base = first_row->size();
+    BigVector<uint32_t> out(n);
+    BigVector<uint32_t> id_of(span + 1, kNone);  // per value: its id - base, or kNone
+    // Without a branch on whether a value is new (1.5e6 new ones among 1e7 rows, at
+    // random, mispredicted): every row writes its row to firsts[next], which only a new
+    // value then keeps. 0.035 -> 0.031 s per column at 1e7 rows.
+    BigVector<uint64_t> firsts(std::min(n, span + 1) + 1);
+    uint32_t* const ids = id_of.data();
+    uint64_t* const first = firsts.data();
+    uint32_t* const o = out.data();
+    const int64_t* const v = col.ints;
+    uint32_t next = 0;
+    auto one = [&](size_t r) {
+      uint32_t& slot = ids[size_t(v[r] - lo)];
+      const uint32_t seen = slot;
+      const bool fresh = seen == kNone;
+      first[next] = r;
+      const uint32_t id = fresh ? next : seen;
+      slot = id;
+      next += fresh;
+      o[r] = id + uint32_t(base);
+    };
+    // id_of is read at random and outgrows the caches, and the loop does so little per
+    // row that its misses must be fetched far ahead: at 1e7 rows and 1.5e6 clusters,
+    // 16 rows ahead took 0.055-0.064 s per column, 64 rows 0.040-0.043 s.
+    const size_t ahead = n > kDenseAhead ? n - kDenseAhead : 0;
+    for (size_t r = 0; r < ahead; ++r) {
+      __builtin_prefetch(&ids[size_t(v[r + kDenseAhead] - lo)]);
+      one(r);
     }
+    for (size_t r = ahead; r < n; ++r) one(r);
+    first_row->insert(first_row->end(), first, first + next);
     return out;
   }
   if (!col.is_string() && col.valid == nullptr) {

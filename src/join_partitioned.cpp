@@ -433,17 +433,26 @@ class PartitionedJoin {
   // a big clustering) took 0.3 s.
   void append_b_only(const BigVector<uint32_t>& b_row_cluster, unsigned bits) {
     if (t_) j_->items_table_rows = t_->items.size;
+    // Through plain pointers, as in unpartition(): room for them was reserved there.
+    const size_t n = a_.items.size, all = n + b_only_count_;
+    j_->b_cluster.resize(all);
+    j_->weight.resize(all);
+    if (t_) j_->items_row.resize(all);
+    uint32_t* b_cluster = j_->b_cluster.data() + n;
+    double* weight = j_->weight.data() + n;
+    uint32_t* items_row = t_ ? j_->items_row.data() + n : nullptr;
+    const Entry* const entries = pb_.entries.data();
     std::vector<size_t> next = pb_.begin;
     each_b_only_row([&](size_t r) {
       const size_t at = next[part_of(hash_(b_.items, r), bits)]++;
-      __builtin_prefetch(&pb_.entries[at + 8]);  // as in unpartition()
-      const Found& f = pb_.entries[at].found;
-      j_->b_cluster.push_back(b_row_cluster[r]);
-      j_->weight.push_back(f.weight);
-      if (t_) j_->items_row.push_back(f.items_row);
+      __builtin_prefetch(&entries[at + 8]);  // as in unpartition()
+      const Found& f = entries[at].found;
+      *b_cluster++ = b_row_cluster[r];
+      *weight++ = f.weight;
+      if (items_row) *items_row++ = f.items_row;
       return true;
     });
-    j_->a_cluster.resize(j_->b_cluster.size(), kNone);
+    j_->a_cluster.resize(all, kNone);
     pb_ = Partitions{};
   }
 

@@ -89,21 +89,15 @@ JoinedClusterings oracle(const Case& c) {
   return j;
 }
 
-JoinedClusterings run(const Case& c, size_t partition_rows) {
+// join_partitioned() on the case; without the items table if `with_items` is false
+// (every weight 1, no items-table rows).
+JoinedClusterings run(const Case& c, size_t partition_rows, bool with_items = true) {
   ClusteringInput a{"truth", ints(c.a_items), ints(c.a_clusters)};
   ClusteringInput b{"actual", ints(c.b_items), ints(c.b_clusters)};
   ItemsInput t{ints(c.t_items), c.t_weights.data()};
   JoinedClusterings j;
-  EXPECT_TRUE(join_detail::join_partitioned(a, b, &t, partition_rows, nullptr, &j));
-  return j;
-}
-
-// join_partitioned() without the items table: every weight 1, no items-table rows.
-JoinedClusterings run_without_items(const Case& c, size_t partition_rows) {
-  ClusteringInput a{"truth", ints(c.a_items), ints(c.a_clusters)};
-  ClusteringInput b{"actual", ints(c.b_items), ints(c.b_clusters)};
-  JoinedClusterings j;
-  EXPECT_TRUE(join_detail::join_partitioned(a, b, nullptr, partition_rows, nullptr, &j));
+  EXPECT_TRUE(
+      join_detail::join_partitioned(a, b, with_items ? &t : nullptr, partition_rows, nullptr, &j));
   return j;
 }
 
@@ -187,11 +181,12 @@ TEST(JoinInts, SmallTruthAgreesWithOracleWithAndWithoutItemsTable) {
     for (size_t rows : {size_t(1), size_t(64), size_t(1000), size_t(1) << 20}) {
       const std::string what = "round " + std::to_string(round) + " rows " + std::to_string(rows);
       expect_equal(run(c, rows), want, what);
-      const JoinedClusterings got = run_without_items(c, rows);
+      const JoinedClusterings got = run(c, rows, false);
       EXPECT_EQ(got.a_cluster, want_unweighted.a_cluster) << what;
       EXPECT_EQ(got.b_cluster, want_unweighted.b_cluster) << what;
       EXPECT_EQ(got.weight, want_unweighted.weight) << what;
       EXPECT_TRUE(got.items_row.empty()) << what;
+      EXPECT_EQ(got.a_cluster_first_row, want_unweighted.a_cluster_first_row) << what;
       EXPECT_EQ(got.b_cluster_first_row, want_unweighted.b_cluster_first_row) << what;
     }
   }

@@ -21,6 +21,7 @@
 
 #include "detail/hash.h"
 #include "detail/intern_column.h"
+#include "detail/line_scatter.h"
 #include "detail/prefetch.h"
 #include "join_parts.h"
 
@@ -101,12 +102,13 @@ template <class Hash>
 bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const double* weight,
              unsigned bits, const std::vector<size_t>& limit, Partitions* out) {
   // Through local pointers and a local flag: at 1e7 rows, three scatters took ~0.02 s
-  // more writing through `out`.
+  // more writing through `out`. Written a cache line at a time (detail/line_scatter.h):
+  // at 1e7 rows, the three columns' scatters 0.29 -> 0.18 s on session 18's VM.
   std::vector<size_t> next = out->begin;
   size_t* const at_next = next.data();
   const size_t* const at_limit = limit.data();
-  Entry* const entries = out->entries.data();
-  double* const weights = out->weight.data();
+  detail::LineScatter<Entry> entries(out->entries.data(), out->begin);
+  detail::LineScatter<double> weights(out->weight.data(), weight ? out->begin : limit);
   bool bad_weight = false;
   for (size_t r = 0; r < ids.size; ++r) {
     const uint64_t h = hash(ids, r);
@@ -114,14 +116,18 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
     if (at_next[p] == at_limit[p]) [[unlikely]]
       return false;
     const size_t at = at_next[p]++;
-    entries[at].tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
+    Entry e;
+    e.tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
+    entries.put(p, at, e);
     if (weight) {
       // Checked here, where every weight passes anyway (a pass of its own took 4 ms at
       // 1e7); check_weights() names the first bad one.
-      weights[at] = weight[r];
+      weights.put(p, at, weight[r]);
       bad_weight |= !good_weight(weight[r]);
     }
   }
+  entries.finish(next);
+  if (weight) weights.finish(next);
   out->bad_weight = bad_weight;
   out->end = std::move(next);
   return true;

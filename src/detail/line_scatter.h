@@ -1,0 +1,97 @@
+// Writes records to many sequential streams at once (the partitions of a radix scatter)
+// through one cache-line buffer per stream, each full line written out with
+// non-temporal stores.
+//
+// Why: a plain scatter into ~500 streams reads every destination line from memory
+// before writing it (a read for ownership), and the lines of so many streams leave the
+// cache before they are full. Whole lines written around the cache need no such read.
+// Measured on session 18's VM (Xeon, ~166 ns to memory), 1e7 records of 16 bytes into
+// 512 partitions: 0.085 s plain, 0.050 s this way. Session 14 measured the opposite on
+// its VM (0.028-0.041 s plain, 0.065-0.070 s buffered): which wins depends on the
+// machine's memory, and this project now runs on the first kind.
+#pragma once
+
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace clusterscore::detail {
+
+template <class T>
+class LineScatter {
+  static_assert(std::is_trivially_copyable_v<T> && 64 % sizeof(T) == 0);
+  static constexpr size_t kLine = 64 / sizeof(T);  // records per cache line
+  struct alignas(64) Line {
+    T v[kLine];
+  };
+
+ public:
+  // Streams p = 0 .. begin.size() - 1 start at out[begin[p]] (`out` aligned to
+  // sizeof(T); lines are counted from 64-byte boundaries of memory, not from `out`).
+  LineScatter(T* out, std::vector<size_t> begin)
+      : out_(out),
+        begin_(std::move(begin)),
+        shift_(size_t(reinterpret_cast<uintptr_t>(out) % 64 / sizeof(T))),
+        lines_(begin_.size()) {
+    assert(reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0);
+  }
+
+  // Writes v to out[at], `at` the next position of stream p: each stream's positions
+  // must come one by one upwards from begin[p]. Until finish(), the last line of each
+  // stream may still be in its buffer only.
+  [[gnu::always_inline]] void put(size_t p, size_t at, const T& v) {
+    const size_t slot = (at + shift_) % kLine;
+    lines_[p].v[slot] = v;
+    if (slot == kLine - 1) flush(p, at);
+  }
+
+  // Writes out what the buffers hold: the last, partial line of each stream p, which
+  // ends at out[end[p]] (exclusive).
+  void finish(const std::vector<size_t>& end) {
+    for (size_t p = 0; p < end.size(); ++p) {
+      if (end[p] == begin_[p] || (end[p] + shift_) % kLine == 0) continue;  // nothing held
+      const size_t last = end[p] - 1, slot = (last + shift_) % kLine;
+      copy(p, last - begin_[p] < slot ? begin_[p] : last - slot, last);  // from its line's start
+    }
+#if defined(__SSE2__)
+    _mm_sfence();  // non-temporal stores are ordered before whatever reads them next
+#endif
+  }
+
+ private:
+  // The line ending at out[at] is complete: written whole, unless the stream began inside
+  // it (its first bytes belong to the stream before, which writes them itself).
+  void flush(size_t p, size_t at) {
+    if (at < begin_[p] + kLine - 1) return copy(p, begin_[p], at);
+    T* const to = out_ + (at - (kLine - 1));
+#if defined(__SSE2__)
+    const __m128i* from = reinterpret_cast<const __m128i*>(&lines_[p]);
+    __m128i* dest = reinterpret_cast<__m128i*>(to);
+    _mm_stream_si128(dest, _mm_load_si128(from));
+    _mm_stream_si128(dest + 1, _mm_load_si128(from + 1));
+    _mm_stream_si128(dest + 2, _mm_load_si128(from + 2));
+    _mm_stream_si128(dest + 3, _mm_load_si128(from + 3));
+#else
+    std::memcpy(static_cast<void*>(to), &lines_[p], 64);
+#endif
+  }
+  // Plain stores of the buffered records at positions [first, last] of stream p.
+  void copy(size_t p, size_t first, size_t last) {
+    for (size_t i = first; i <= last; ++i) out_[i] = lines_[p].v[(i + shift_) % kLine];
+  }
+
+  T* out_;
+  std::vector<size_t> begin_;
+  size_t shift_;  // records between the 64-byte boundary before `out` and `out`
+  std::vector<Line> lines_;
+};
+
+}  // namespace clusterscore::detail

@@ -4,6 +4,7 @@
 
 #include "detail/interner.h"
 #include "detail/kahan.h"
+#include "detail/line_scatter.h"
 #include "detail/prefetch.h"
 
 namespace clusterscore {
@@ -159,10 +160,14 @@ RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32
   cut_blocks(count, n_rows, &b);
   b.rec = BigBuffer<Rec>(b.begin.back());
   std::vector<size_t> next(b.begin.begin(), b.begin.end() - 1);
+  // A line at a time, as the join's partitions (detail/line_scatter.h).
+  detail::LineScatter<Rec> to(b.rec.data(), next);
   for (size_t i = 0; i < n; ++i) {
     if (rows[i] == kNone || cols[i] == kNone) continue;
-    b.rec[next[b.block_of(rows[i])]++] = make_rec<Rec>(cols[i], rows[i], i, weights);
+    const size_t block = b.block_of(rows[i]);
+    to.put(block, next[block]++, make_rec<Rec>(cols[i], rows[i], i, weights));
   }
+  to.finish(next);
   return b;
 }
 

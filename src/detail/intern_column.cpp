@@ -16,11 +16,20 @@ namespace {
 // Integer ids spanning a range under 4 × rows: [*lo, *lo + *span] maps directly.
 bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
   if (col.is_string() || col.size == 0 || col.valid != nullptr) return false;
-  int64_t mn = col.ints[0], mx = col.ints[0];
-  for (size_t r = 1; r < col.size; ++r) {  // values only: cheaper than minmax_element's positions
-    mn = std::min(mn, col.ints[r]);
-    mx = std::max(mx, col.ints[r]);
-  }
+  // Values only: cheaper than minmax_element's positions. Four lanes, so that four
+  // min/max chains run at once (interning 1e7 dense ids, best of 9 in turns on session
+  // 18's VM: 0.077 -> 0.072 s).
+  const int64_t* const v = col.ints;
+  int64_t mn4[4] = {v[0], v[0], v[0], v[0]}, mx4[4] = {v[0], v[0], v[0], v[0]};
+  size_t r = 0;
+  for (; r + 4 <= col.size; r += 4)
+    for (size_t k = 0; k < 4; ++k) {
+      mn4[k] = std::min(mn4[k], v[r + k]);
+      mx4[k] = std::max(mx4[k], v[r + k]);
+    }
+  for (; r < col.size; ++r) mn4[0] = std::min(mn4[0], v[r]), mx4[0] = std::max(mx4[0], v[r]);
+  const int64_t mn = std::min({mn4[0], mn4[1], mn4[2], mn4[3]});
+  const int64_t mx = std::max({mx4[0], mx4[1], mx4[2], mx4[3]});
   const unsigned __int128 width = (unsigned __int128)(mx - (__int128)mn);
   *lo = mn;
   *span = size_t(width);

@@ -108,7 +108,8 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
   size_t* const at_next = next.data();
   const size_t* const at_limit = limit.data();
   detail::LineScatter<Entry> entries(out->entries.data(), out->begin);
-  detail::LineScatter<double> weights(out->weight.data(), weight ? out->begin : limit);
+  detail::LineScatter<double> weights(out->weight.data(),  // no streams without weights
+                                      weight ? out->begin : std::vector<size_t>{});
   bool bad_weight = false;
   for (size_t r = 0; r < ids.size; ++r) {
     const uint64_t h = hash(ids, r);

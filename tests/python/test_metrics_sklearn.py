@@ -115,6 +115,38 @@ def test_int_overflow_cases_agree():
     same(M.adjusted_rand_score(a, b), skm.adjusted_rand_score(a, b), "ari")
 
 
+LARGE = {  # above 2^16 items, where the expected mutual information uses its recurrence
+    "few clusters, mode far from 1": (
+        lambda r, n: r.integers(0, 3, n),
+        lambda r, n: r.integers(0, 4, n),
+    ),
+    "two halves vs sizes past n/2": (
+        lambda r, n: (np.arange(n) < n // 2).astype(int),
+        lambda r, n: np.where(r.random(n) < 0.9, 0, r.integers(1, 5, n)),
+    ),
+    "power-law, 10% moved": (
+        lambda r, n: np.minimum(r.zipf(1.6, n), 400),
+        lambda r, n: np.minimum(r.zipf(1.6, n), 300),
+    ),
+    "many small clusters": (lambda r, n: r.integers(0, 300, n), lambda r, n: r.integers(0, 200, n)),
+}
+
+
+@pytest.mark.parametrize("case", list(LARGE))
+def test_adjusted_mutual_info_agrees_above_two_to_the_sixteen(case):
+    rng = np.random.default_rng(11)
+    n = 70_000
+    make_a, make_b = LARGE[case]
+    a = make_a(rng, n)
+    b = make_b(rng, n)
+    if case.startswith("power-law"):
+        b = np.where(rng.random(n) < 0.9, a, b)
+    for method in ("arithmetic", "max"):
+        ours = M.adjusted_mutual_info_score(a, b, average_method=method)
+        theirs = skm.adjusted_mutual_info_score(a, b, average_method=method)
+        same(ours, theirs, "adjusted_mutual_info_score")
+
+
 def test_mutual_info_from_a_contingency_table():
     a, b = labelings(7)
     c = skc.contingency_matrix(a, b)

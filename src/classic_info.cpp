@@ -71,12 +71,23 @@ double average(double u, double v, Average a) {
   return (u + v) / 2;
 }
 
-// Distinct values with their multiplicities.
+// Distinct non-zero values with their multiplicities, in increasing order. Cluster sizes
+// are mostly small: those are counted in an array, only the rest in a tree (a tree for
+// all 3e6 cluster sizes at 1e7 items took ~0.1 s).
 std::vector<std::pair<uint64_t, uint64_t>> distinct(const BigVector<uint64_t>& v) {
-  std::map<uint64_t, uint64_t> m;
+  constexpr uint64_t kSmall = 4096;
+  std::vector<uint64_t> small(kSmall, 0);
+  std::map<uint64_t, uint64_t> large;
   for (uint64_t x : v)
-    if (x > 0) ++m[x];
-  return {m.begin(), m.end()};
+    if (x < kSmall)
+      ++small[x];
+    else
+      ++large[x];
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (uint64_t x = 1; x < kSmall; ++x)
+    if (small[x] > 0) out.emplace_back(x, small[x]);
+  out.insert(out.end(), large.begin(), large.end());
+  return out;
 }
 
 }  // namespace

@@ -124,6 +124,45 @@ def test_matching_matches_exhaustive_search(seed):
     assert got == pytest.approx(set_matching(a, b, w)["clustering_error"], abs=1e-12)
 
 
+def blocks_of_components(rng, blocks):
+    """Labelings whose cell graph has many components of every kind: single cells, stars
+    of one truth cluster split over several predicted ones and the reverse, and tangled
+    ones, each made inside its own block of labels."""
+    a, b = [], []
+    for k in range(blocks):
+        kind = k % 4
+        size = int(rng.integers(1, 30))
+        if kind == 0:  # one cell
+            ta, tb = np.zeros(size, int), np.zeros(size, int)
+        elif kind == 1:  # one truth cluster split
+            ta, tb = np.zeros(size, int), rng.integers(0, 4, size)
+        elif kind == 2:  # predicted cluster merging several truth clusters
+            ta, tb = rng.integers(0, 4, size), np.zeros(size, int)
+        else:  # anything
+            ta, tb = rng.integers(0, 3, size), rng.integers(0, 4, size)
+        a.append(ta + 10 * k)
+        b.append(tb + 10 * k)
+    return np.concatenate(a), np.concatenate(b)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_matching_of_many_components_matches_an_assignment_solver(seed):
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(300 + seed)
+    a, b = blocks_of_components(rng, 80)
+    w = rng.uniform(0.5, 2, len(a))
+    for weights in (None, w):
+        _, ai = np.unique(a, return_inverse=True)
+        _, bi = np.unique(b, return_inverse=True)
+        table = np.zeros((ai.max() + 1, bi.max() + 1))
+        np.add.at(table, (ai, bi), 1.0 if weights is None else weights)
+        rows, cols = linear_sum_assignment(table, maximize=True)
+        expected = 1 - table[rows, cols].sum() / table.sum()
+        got = M.clustering_error(a, b, sample_weight=weights)
+        assert got == pytest.approx(expected, abs=1e-12)
+
+
 def same_or_absent(x, y):
     """Equal to 1e-12, or both absent (None) where a denominator is zero."""
     if y is None:

@@ -149,7 +149,7 @@ double pair_sum_exact(const SizePair& s, uint64_t n, const LogFactorials& lg) {
   return v;
 }
 
-// One direction of pair_sum_by_ratios(): nij = from, from + step, ... while inside
+// One direction of add_pair_by_ratios(): nij = from, from + step, ... while inside
 // [s.start, s.end), P(from) being p_before times the first lane's ratio (1 when
 // `first_is_given`: the upward walk starts at the mode, whose P is given).
 //   up (step +1):   P(k) = P(k−1) · (a−k+1)(b−k+1) / (k (N−a−b+k))

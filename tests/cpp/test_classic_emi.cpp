@@ -56,9 +56,10 @@ long double reference(const std::vector<uint64_t>& rows, const std::vector<uint6
 void expect_agrees(const std::vector<uint64_t>& rows, const std::vector<uint64_t>& cols) {
   const double got = expected_mutual_information(marginals(rows, cols));
   const long double want = reference(rows, cols);
-  // The library computes each pair's P at the mode in double from lgamma values as large
-  // as lgamma(N + 1), whose rounding (an ulp of it, ~1e-16 of it) goes into the exponent:
-  // that bounds the agreement. A wrong ratio between terms is off by far more.
+  // The library's P at each pair's mode is exp of a sum of lgamma values in double, up
+  // to lgamma(N + 1): their rounding, a few ulps of lgamma(N + 1) (each ~1e-16 of it),
+  // is a relative error of P. That bounds the agreement. A wrong ratio between terms is
+  // off by far more.
   double n = 0;
   for (uint64_t a : rows) n += double(a);
   const double tolerance = 1e-14 * std::lgamma(n + 1);

@@ -115,18 +115,13 @@ double pair_sum_exact(const SizePair& s, uint64_t n, const LogFactorials& lg) {
   };
   detail::KahanSum sum;
   double peak = 0;
-  for (int64_t k = s.mode; k < s.end; ++k) {
-    const auto [t, p] = term(k);
-    sum.add(t);
-    peak = std::max(peak, p);
-    if (p <= peak * kNegligible) break;
-  }
-  for (int64_t k = s.mode - 1; k >= s.start; --k) {
-    const auto [t, p] = term(k);
-    sum.add(t);
-    peak = std::max(peak, p);
-    if (p <= peak * kNegligible) break;
-  }
+  for (const int step : {+1, -1})  // up from the mode, then down from below it
+    for (int64_t k = step > 0 ? s.mode : s.mode - 1; k >= s.start && k < s.end; k += step) {
+      const auto [t, p] = term(k);
+      sum.add(t);
+      peak = std::max(peak, p);
+      if (p <= peak * kNegligible) break;
+    }
   return sum.value();
 }
 

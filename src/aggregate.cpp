@@ -1,11 +1,14 @@
 #include "clusterscore/aggregate.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
+#include <type_traits>
 
 #include "clusterscore/clustering.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
+#include "detail/line_scatter.h"
 #include "detail/prefetch.h"
 #include "detail/simd.h"
 
@@ -17,8 +20,8 @@ namespace clusterscore {
 namespace {
 
 // Per-group accumulators that fit in L2 are updated in place; beyond that, units are
-// counting-sorted by group and each group is summed in one pass with local accumulators,
-// which touches far less memory than millions of accumulator sets would.
+// partitioned by ranges of groups whose accumulators fit, and each partition is summed in
+// place: millions of accumulator sets updated at random would miss the cache every time.
 constexpr size_t kInPlaceBytes = size_t(1) << 20;
 using detail::kPrefetch;
 // The in-place loop does so little per unit that its metric-row prefetches must be issued
@@ -83,19 +86,16 @@ struct Sums {
   }
 };
 
-// A unit as the sorted path carries it: 16 bytes unless an item count needs 64 bits.
+// A unit as the partitioned path carries it: 16 bytes, or 32 with an item count (a size
+// that divides a cache line, as detail::LineScatter needs, and aligned to it).
 struct WeightedUnit {
   double weight;
-  uint32_t cell;
+  uint32_t cell, group;
 };
-struct CountedUnit {
-  double weight;
-  uint32_t cell, count;
-};
-struct WideCountedUnit {
+struct alignas(32) CountedUnit {
   double weight;
   uint64_t count;
-  uint32_t cell;
+  uint32_t cell, group;
 };
 template <class Rec>
 concept Counted = requires(Rec r) { r.count; };
@@ -210,52 +210,66 @@ class Aggregator {
     o.flush();
   }
 
-  // A counting sort of the units by group, as records that carry what the sum pass needs
-  // but the metric row: the scatter writes one line per unit either way, and the sum pass
-  // then reads one line per unit at random instead of three (row, weight, count). The
-  // group counters are hit at random, so they are prefetched, and next[] two steps ahead
-  // of the positions it gives.
-  void sorted(size_t n_groups, GroupTable* out) const {
+  // Units radix-partitioned by group, each partition a range of groups whose sums fit
+  // in L2, and each partition then summed in place. Records carry what the sum pass
+  // needs but the metric row, whose reads stay at random. A counting sort by group, as
+  // this was before, wrote every record to a random place among millions of groups (per
+  // actual cluster at 1e7 items: ~0.15 s); the partitions are written as sequential
+  // streams, a line at a time. Each group's units keep their order (the scatter is
+  // stable): the same additions in the same order, the same bits.
+  void partitioned(size_t n_groups, GroupTable* out) const {
     if (u_.count.empty())
-      sorted_as<WeightedUnit>(n_groups, out);
-    else if (std::all_of(u_.count.begin(), u_.count.end(), [](uint64_t c) { return c <= kNone; }))
-      sorted_as<CountedUnit>(n_groups, out);
+      partitioned_as<WeightedUnit>(n_groups, out);
     else
-      sorted_as<WideCountedUnit>(n_groups, out);
+      partitioned_as<CountedUnit>(n_groups, out);
+  }
+
+  // log2 of the groups per partition: as many as kInPlaceBytes of sums hold.
+  unsigned group_bits() const {
+    const size_t per_group = sizeof(Sums) + (std::is_same_v<Sums, Sums8> ? 0 : 16 * k_);
+    unsigned bits = 0;
+    while ((per_group << (bits + 1)) <= kInPlaceBytes) ++bits;
+    return bits;
   }
 
   template <class Rec>
-  void sorted_as(size_t n_groups, GroupTable* out) const {
+  void partitioned_as(size_t n_groups, GroupTable* out) const {
     const size_t n = u_.group.size();
-    BigVector<uint32_t> start(n_groups + 1, 0);
+    const unsigned bits = group_bits();
+    const size_t parts = ((n_groups - 1) >> bits) + 1;
+    std::vector<size_t> start(parts + 1, 0);
+    std::vector<uint64_t> present((n_groups + 63) / 64, 0);  // in L2: one bit a group
     for (size_t u = 0; u < n; ++u) {
-      if (u + kPrefetch < n) __builtin_prefetch(&start[u_.group[u + kPrefetch] + 1], 1);
-      if (!skip(u)) ++start[u_.group[u] + 1];
+      if (skip(u)) continue;
+      const uint32_t g = u_.group[u];
+      ++start[(g >> bits) + 1];
+      present[g >> 6] |= uint64_t(1) << (g & 63);
     }
     size_t non_empty = 0;
-    for (size_t g = 0; g < n_groups; ++g) {
-      non_empty += start[g + 1] > 0;
-      start[g + 1] += start[g];
+    for (uint64_t word : present) non_empty += size_t(std::popcount(word));
+    for (size_t p = 0; p < parts; ++p) start[p + 1] += start[p];
+    BigBuffer<Rec> order(start[parts]);
+    std::vector<size_t> next(start.begin(), start.end() - 1);
+    {
+      detail::LineScatter<Rec> to(order.data(), next);
+      for (size_t u = 0; u < n; ++u) {
+        if (skip(u)) continue;
+        const size_t p = u_.group[u] >> bits;
+        to.put(p, next[p]++, record<Rec>(u));
+      }
+      to.finish(next);
     }
     Output o(out, non_empty);
-    BigBuffer<Rec> order(start[n_groups]);
-    BigVector<uint32_t> next(start.begin(), start.end() - 1);
-    for (size_t u = 0; u < n; ++u) {
-      if (u + 2 * kPrefetch < n && u_.group[u + 2 * kPrefetch] != kNone)
-        __builtin_prefetch(&next[u_.group[u + 2 * kPrefetch]]);
-      if (u + kPrefetch < n && !skip(u + kPrefetch))
-        __builtin_prefetch(&order[next[u_.group[u + kPrefetch]]], 1);
-      if (!skip(u)) order[next[u_.group[u]]++] = record<Rec>(u);
-    }
-    Sums s(k_);
-    for (size_t g = 0; g < n_groups; ++g) {
-      if (start[g] == start[g + 1]) continue;
-      s.clear();
-      for (size_t p = start[g]; p < start[g + 1]; ++p) {
-        if (p + kPrefetch < order.size()) __builtin_prefetch(m_.row(order[p + kPrefetch].cell));
-        add(order[p], &s);
+    std::vector<Sums> sums(std::min(n_groups, size_t(1) << bits), Sums(k_));
+    for (size_t p = 0; p < parts; ++p) {
+      const uint32_t base = uint32_t(p << bits);
+      const size_t groups = std::min(sums.size(), n_groups - base);
+      for (size_t g = 0; g < groups; ++g) sums[g].clear();
+      for (size_t e = start[p]; e < start[p + 1]; ++e) {
+        if (e + kPrefetch < start[parts]) __builtin_prefetch(m_.row(order[e + kPrefetch].cell));
+        add(order[e], &sums[order[e].group - base]);
       }
-      emit(uint32_t(g), s, &o);
+      for (size_t g = 0; g < groups; ++g) emit(base + uint32_t(g), sums[g], &o);
     }
     o.flush();
   }
@@ -265,6 +279,7 @@ class Aggregator {
     Rec r{};
     r.weight = u_.weight[u];
     r.cell = cell(u);
+    r.group = u_.group[u];
     if constexpr (Counted<Rec>) r.count = decltype(r.count)(u_.count[u]);
     return r;
   }
@@ -308,7 +323,7 @@ template <class Sums>
   else if (const size_t groups = a.groups_in_order(); groups > 0)
     a.runs(groups, out);
   else
-    a.sorted(n_groups, out);
+    a.partitioned(n_groups, out);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // aggregate() against a scalar reference that adds the same terms in the same order with
 // the same compensated sums: equal to the last bit on every code path (few groups summed
-// in place, groups in runs, groups sorted first) and whichever instruction set the
+// in place, groups in runs, units partitioned by group first) and whichever instruction set the
 // machine gets (src/detail/simd.h).
 #include <gtest/gtest.h>
 
@@ -86,7 +86,7 @@ TEST(Aggregate, EveryPathEqualsTheScalarCompensatedSumsBitForBit) {
       }
 }
 
-TEST(Aggregate, ItemCountsBeyond32BitsSurviveTheSortedPath) {
+TEST(Aggregate, ItemCountsBeyond32BitsSurviveThePartitionedPath) {
   std::mt19937_64 rng(12);
   Case c = random_case(rng, 3, 60000, 40000, false);
   c.count[7] = (uint64_t(1) << 33) + 5;  // one unit's count needs 64 bits

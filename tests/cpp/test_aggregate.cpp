@@ -1,7 +1,7 @@
 // aggregate() against a scalar reference that adds the same terms in the same order with
 // the same compensated sums: equal to the last bit on every code path (few groups summed
-// in place, groups in runs, units partitioned by group first) and whichever instruction set the
-// machine gets (src/detail/simd.h).
+// in place, groups in runs, units partitioned by ranges of groups first) and whichever
+// instruction set the machine gets (src/detail/simd.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -177,16 +177,17 @@ double max_matching_mass(const CellTable& c, bool weighted) {
     else
       row_tangled[r] = col_tangled[q] = 1;
   }
+  // Whether a row (column) is the centre of a star.
+  auto row_star = [&](size_t r) { return c.row_cells[r] > 1 && !row_tangled[r]; };
+  auto col_star = [&](size_t q) { return c.col_cells[q] > 1 && !col_tangled[q]; };
   for (size_t r = 0; r < c.n_rows; ++r)
-    if (c.row_cells[r] > 1 && !row_tangled[r]) total.add(row_best[r]);
+    if (row_star(r)) total.add(row_best[r]);
   for (size_t q = 0; q < c.n_cols; ++q)
-    if (c.col_cells[q] > 1 && !col_tangled[q]) total.add(col_best[q]);
+    if (col_star(q)) total.add(col_best[q]);
   std::vector<uint32_t> rest;  // the cells of every other component
   for (size_t k = 0; k < c.size(); ++k) {
     const uint32_t r = c.row[k], q = c.col[k];
-    const bool row_star = c.row_cells[r] > 1 && !row_tangled[r];
-    const bool col_star = c.col_cells[q] > 1 && !col_tangled[q];
-    if (!row_star && !col_star && (c.row_cells[r] > 1 || c.col_cells[q] > 1))
+    if (!row_star(r) && !col_star(q) && (c.row_cells[r] > 1 || c.col_cells[q] > 1))
       rest.push_back(uint32_t(k));
   }
   total.add(general_components(c, rest, weighted));

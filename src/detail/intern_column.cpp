@@ -200,11 +200,18 @@ template <class KeyOf>
 BigVector<uint32_t> intern_keys(size_t n, Interner* interner, BigVector<uint64_t>* first_row,
                                 KeyOf key_of) {
   BigVector<uint32_t> out(n);
+  uint32_t* const o = out.data();
+  Interner::KeyView view = interner->key_view();
   for (size_t r = 0; r < n; ++r) {
-    if (r + kInternAhead < n) interner->prefetch_key(key_of(r + kInternAhead));
-    const auto [id, inserted] = interner->insert_key(key_of(r));
-    if (inserted) first_row->push_back(r);
-    out[r] = id;
+    if (r + kInternAhead < n) view.prefetch(key_of(r + kInternAhead));
+    const uint64_t key = key_of(r);
+    uint32_t id = view.find(key);
+    if (id == kNone) {
+      id = interner->insert_key(key).first;
+      first_row->push_back(r);
+      view = interner->key_view();
+    }
+    o[r] = id;
   }
   return out;
 }
@@ -246,19 +253,23 @@ std::optional<BigVector<uint32_t>> intern_hashed(const IdColumn& col,
   Interner interner(false, n / 8 + 16);
   Representatives rep;
   BigVector<uint32_t> out(n);
+  uint32_t* const o = out.data();
+  Interner::KeyView view = interner.key_view();  // as in intern_keys()
   for (size_t r = 0; r < n; ++r) {
     const uint64_t key = ring[r % kInternAhead];
     if (r + kInternAhead < n) {
       const uint64_t ahead = hash_string(weak_hash, col.str(r + kInternAhead));
       ring[r % kInternAhead] = ahead;
-      interner.prefetch_key(ahead);
+      view.prefetch(ahead);
     }
-    const auto [id, inserted] = interner.insert_key(key);
-    if (inserted) {
+    uint32_t id = view.find(key);
+    if (id == kNone) {
+      id = interner.insert_key(key).first;
       first_row->push_back(r);
       rep.add(col.str(r));
+      view = interner.key_view();
     }
-    out[r] = id;
+    o[r] = id;
   }
   constexpr size_t kAhead = 2 * kPrefetch;
   for (size_t r = 0; r < n; ++r) {

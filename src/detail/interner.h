@@ -43,11 +43,27 @@ class Interner {
   }
   size_t size() const { return size_; }
 
- private:
   struct Slot {
     uint64_t key;  // the integer itself, or the string's hash
     uint32_t id;   // kNone when empty
   };
+  // Integer-key interners only: the table as it is until the next insert, for a loop to
+  // hold in registers (through the interner, a loop reloaded its fields every row, as
+  // any store it made might have changed them).
+  struct KeyView {
+    const Slot* slots;
+    size_t mask;
+    size_t slot_of(uint64_t key) const { return mix64(key) & mask; }
+    void prefetch(uint64_t key) const { __builtin_prefetch(&slots[slot_of(key)]); }
+    // The id of `key`, or kNone if it has none yet.
+    uint32_t find(uint64_t key) const {
+      for (size_t i = slot_of(key);; i = (i + 1) & mask)
+        if (slots[i].id == kNone || slots[i].key == key) return slots[i].id;
+    }
+  };
+  KeyView key_view() const { return {slots_.data(), mask_}; }
+
+ private:
   struct Ref {     // where a string id was first seen, to compare bytes
     uint32_t col;  // index into cols_
     uint64_t row;

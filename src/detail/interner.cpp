@@ -40,15 +40,6 @@ std::pair<uint32_t, bool> Interner::add_key(size_t i, uint64_t key) {
   return {id, true};
 }
 
-uint32_t Interner::find_key(uint64_t key) const {
-  size_t i = slot_of(key);
-  while (slots_[i].id != kNone) {
-    if (slots_[i].key == key) return slots_[i].id;
-    i = (i + 1) & mask_;
-  }
-  return kNone;
-}
-
 uint32_t Interner::find(const IdColumn& col, size_t row) const {
   const uint64_t key = key_of(col, row);
   size_t i = slot_of(key);

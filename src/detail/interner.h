@@ -24,7 +24,8 @@ class Interner {
   // Returns {dense id, true if newly inserted}. Throws if more than 2^32-2 ids.
   std::pair<uint32_t, bool> insert(const IdColumn& col, size_t row);
   // Integer-key interners only: the same for a bare 64-bit key (cells, group tuples).
-  // Inline: it is the inner loop of interning cluster ids, slice values and cells.
+  // Inline: it is the inner loop of interning slice tuples and cells (loops over cluster
+  // ids look up through key_view() and insert only what it does not find).
   std::pair<uint32_t, bool> insert_key(uint64_t key) {
     size_t i = slot_of(key);
     while (slots_[i].id != kNone) {
@@ -33,8 +34,8 @@ class Interner {
     }
     return add_key(i, key);
   }
-  uint32_t find_key(uint64_t key) const;
-  void prefetch_key(uint64_t key) const { __builtin_prefetch(&slots_[slot_of(key)]); }
+  // The id of a bare key, or kNone (integer-key interners only).
+  uint32_t find_key(uint64_t key) const { return key_view().find(key); }
   // Dense id of the row's value, or kNone.
   uint32_t find(const IdColumn& col, size_t row) const;
   // Touches the slot the row's value hashes to, so a later insert/find is a cache hit.

@@ -297,10 +297,11 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
     const size_t n = col.size, base = first_row->size();
     BigVector<uint32_t> out(n);
     BigVector<uint32_t> id_of(span + 1, kNone);  // per value: its id - base, or kNone
-    // With a branch on whether a value is new, mispredicted for 1.5e6 new values among
-    // 1e7 rows. Without it, every row wrote its row to firsts[next], which only a new
-    // value then kept: 0.035 -> 0.031 s per column at 1e7 rows on session 18's VM, but
-    // 0.040 -> 0.078 s on session 21's (the store's address waits on the table's load).
+    // A branch on whether a value is new, mispredicted for the 1.5e6 new values among
+    // 1e7 rows. Session 18 had none: every row wrote its row to firsts[next], which only
+    // a new value kept (0.035 -> 0.031 s per column at 1e7 rows there). On session 21's
+    // VM that store, whose address waits on the table's load, made a standalone loop
+    // take 0.078 s, against 0.040 s with the branch.
     BigVector<uint64_t> firsts(std::min(n, span + 1));
     uint32_t* const ids = id_of.data();
     uint64_t* const first = firsts.data();
@@ -316,7 +317,11 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
       if (r + kDenseAhead < n) __builtin_prefetch(&ids[size_t(v[r + kDenseAhead] - lo)]);
       uint32_t& slot = ids[size_t(v[r] - lo)];
       uint32_t id = slot;
-      if (id == kNone) first[id = slot = next++] = r;
+      if (id == kNone) {
+        id = next++;
+        slot = id;
+        first[id] = r;
+      }
       o[r] = id + offset;
     }
     first_row->insert(first_row->end(), first, first + next);

@@ -65,21 +65,24 @@ class ShortKeyTable {
   };
   // The table as it is until the next insert: held in registers by the loop that reads
   // it (through the table, every row reloaded its fields from memory).
-  struct View {
+  // As Interner::KeyView, with this table's hash.
+  struct KeyView {
     const Slot* slots;
     size_t mask;
     unsigned shift;
     // The id of `key`, or kNone if it has none yet.
     uint32_t find(uint64_t key) const {
-      for (size_t i = size_t((key * kMul) >> shift);; i = (i + 1) & mask)
+      for (size_t i = slot_of(key, shift);; i = (i + 1) & mask)
         if (slots[i].id == kNone || slots[i].key == key) return slots[i].id;
     }
   };
-  View view() const { return {slots_.data(), slots_.size() - 1, shift_}; }
+  KeyView key_view() const { return {slots_.data(), slots_.size() - 1, shift_}; }
 
  private:
-  static constexpr uint64_t kMul = 0x9E3779B97F4A7C15ull;
-  size_t slot_of(uint64_t key) const { return size_t((key * kMul) >> shift_); }
+  static size_t slot_of(uint64_t key, unsigned shift) {
+    return size_t((key * 0x9E3779B97F4A7C15ull) >> shift);
+  }
+  size_t slot_of(uint64_t key) const { return slot_of(key, shift_); }
   void grow() {
     BigVector<Slot> old(2 * slots_.size(), Slot{0, kNone});
     old.swap(slots_);
@@ -112,7 +115,7 @@ bool intern_short_rows(const IdColumn& col, const Offset* offsets, size_t begin,
                        ShortKeyTable* table, uint32_t* out, BigVector<uint64_t>* first_row) {
   const uint8_t* const valid = col.valid;
   const char* const chars = col.chars;
-  ShortKeyTable::View view = table->view();
+  ShortKeyTable::KeyView view = table->key_view();
   for (size_t r = begin; r < end; ++r) {
     const Offset at = offsets[r], len = offsets[r + 1] - at;
     uint64_t key = 0;
@@ -132,7 +135,7 @@ bool intern_short_rows(const IdColumn& col, const Offset* offsets, size_t begin,
     if (id == kNone) {
       id = table->insert(key).first;
       first_row->push_back(r);
-      view = table->view();
+      view = table->key_view();
     }
     out[r] = id;
   }

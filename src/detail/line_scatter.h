@@ -1,15 +1,19 @@
-// Writes records to many sequential streams at once (the partitions of a radix scatter)
-// through one cache-line buffer per stream, each full line written out with
-// non-temporal stores.
+// Writes records to many sequential streams at once (the partitions of a radix scatter),
+// on most machines through one cache-line buffer per stream, each full line written out
+// with non-temporal stores.
 //
 // Why: a plain scatter into ~500 streams reads every destination line from memory
 // before writing it (a read for ownership), and the lines of so many streams leave the
 // cache before they are full. Whole lines written around the cache need no such read.
 // Measured on session 18's VM (Xeon, ~166 ns to memory), 1e7 records of 16 bytes into
 // 512 partitions: 0.085 s plain, 0.050 s this way (hashing the ids and counting alone:
-// 0.035 s). Session 14 measured the opposite on the VM of its day (0.028-0.041 s plain,
-// 0.065-0.070 s buffered): which wins depends on the machine's memory. This is kept for
-// the machine measured last; the results are the same bits either way.
+// 0.035 s). On AMD EPYC it is the other way round: the VM of 2026-11-24 (L1d 32 KiB, L2
+// 512 KiB), 1e7 records into 1024 partitions, best of 5: plain 0.035 s, buffered
+// 0.066 s (0.061 s with 32-byte non-temporal stores, 0.068 s with plain ones, so the
+// buffering itself is the cost); the join at 1e7 items 0.525 -> 0.468 s (best of 8 in
+// turns), the rest of `evaluate` no slower. So AMD processors store plainly
+// (plain_stores_pay_off()); session 14's VM, of unknown make, also found plain stores
+// faster. The results are the same bits either way.
 #pragma once
 
 #include <cassert>
@@ -26,6 +30,17 @@
 
 namespace clusterscore::detail {
 
+// Whether plain stores beat line buffers on this machine (see above): on AMD processors.
+// Read once; the same answer for every call in a process.
+inline bool plain_stores_pay_off() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool amd = __builtin_cpu_is("amd");
+  return amd;
+#else
+  return false;  // unmeasured: buffered, as before
+#endif
+}
+
 template <class T>
 class LineScatter {
   static_assert(std::is_trivially_copyable_v<T> && 64 % sizeof(T) == 0);
@@ -37,11 +52,13 @@ class LineScatter {
  public:
   // Streams p = 0 .. begin.size() - 1 start at out[begin[p]] (`out` aligned to
   // sizeof(T); lines are counted from 64-byte boundaries of memory, not from `out`).
-  LineScatter(T* out, std::vector<size_t> begin)
-      : out_(out),
+  // `plain`: every record stored where it goes at once, no line buffers (tests choose).
+  LineScatter(T* out, std::vector<size_t> begin, bool plain = plain_stores_pay_off())
+      : plain_(plain),
+        out_(out),
         begin_(std::move(begin)),
         shift_(size_t(reinterpret_cast<uintptr_t>(out) % 64 / sizeof(T))),
-        lines_(begin_.size()) {
+        lines_(plain ? 0 : begin_.size()) {
     assert(reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0);
   }
 
@@ -49,6 +66,10 @@ class LineScatter {
   // must come one by one upwards from begin[p]. Until finish(), the last line of each
   // stream may still be in its buffer only.
   [[gnu::always_inline]] void put(size_t p, size_t at, const T& v) {
+    if (plain_) {  // the same branch for every record: predicted
+      out_[at] = v;
+      return;
+    }
     const size_t slot = (at + shift_) % kLine;
     lines_[p].v[slot] = v;
     if (slot == kLine - 1) flush(p, at);
@@ -57,6 +78,7 @@ class LineScatter {
   // Writes out what the buffers hold: the last, partial line of each stream p, which
   // ends at out[end[p]] (exclusive).
   void finish(const std::vector<size_t>& end) {
+    if (plain_) return;
     for (size_t p = 0; p < end.size(); ++p) {
       if (end[p] == begin_[p] || (end[p] + shift_) % kLine == 0) continue;  // nothing held
       const size_t last = end[p] - 1, slot = (last + shift_) % kLine;
@@ -89,6 +111,7 @@ class LineScatter {
     for (size_t i = first; i <= last; ++i) out_[i] = lines_[p].v[(i + shift_) % kLine];
   }
 
+  bool plain_;
   T* out_;
   std::vector<size_t> begin_;
   size_t shift_;  // records between the 64-byte boundary before `out` and `out`

@@ -1,6 +1,7 @@
 // LineScatter against plain stores: every record lands where a plain scatter puts it,
 // whatever the streams' lengths (empty, shorter than a line, many lines), where they
-// start within a cache line, and how `out` sits against 64-byte boundaries.
+// start within a cache line, and how `out` sits against 64-byte boundaries; with line
+// buffers and without (each machine uses one: plain_stores_pay_off()).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -23,7 +24,7 @@ struct Rec16 {
 // a 64-byte boundary, from its record `offset` on, with `gap` unused records between
 // consecutive streams; records go to streams in random order.
 template <class T, class Make>
-void check(std::mt19937_64& rng, size_t shift, size_t offset, size_t gap, Make make) {
+void check(std::mt19937_64& rng, bool plain, size_t shift, size_t offset, size_t gap, Make make) {
   const size_t streams = 1 + rng() % 12;
   std::vector<size_t> begin(streams), end(streams);
   size_t at = offset;
@@ -46,7 +47,7 @@ void check(std::mt19937_64& rng, size_t shift, size_t offset, size_t gap, Make m
   T* const want = reinterpret_cast<T*>(mem_want.data()) + shift;
   T* const got = reinterpret_cast<T*>(mem_got.data()) + shift;
   for (size_t i = 0; i < at; ++i) want[i] = got[i] = filler;
-  LineScatter<T> scatter(got, begin);
+  LineScatter<T> scatter(got, begin, plain);
   std::vector<size_t> next = begin;
   for (size_t k = 0; k < order.size(); ++k) {
     const size_t p = order[k], i = next[p]++;
@@ -57,24 +58,28 @@ void check(std::mt19937_64& rng, size_t shift, size_t offset, size_t gap, Make m
   for (size_t i = 0; i < at; ++i) ASSERT_TRUE(got[i] == want[i]) << "record " << i;
 }
 
-TEST(LineScatter, EveryRecordLandsWherePlainStoresPutIt) {
+class LineScatterBoth : public ::testing::TestWithParam<bool> {};  // plain stores or not
+
+TEST_P(LineScatterBoth, EveryRecordLandsWherePlainStoresPutIt) {
   std::mt19937_64 rng(18);
+  const bool plain = GetParam();
   for (int round = 0; round < 400; ++round) {
     const size_t offset = rng() % 3 == 0 ? rng() % 9 : 0, gap = rng() % 3 == 0 ? rng() % 5 : 0;
     const size_t shift = rng() % 16;  // records: past a line for every size
-    check<Rec16>(rng, shift % 4, offset, gap, [](uint64_t k) { return Rec16{k, uint32_t(k), 7}; });
-    check<double>(rng, shift % 8, offset, gap, [](uint64_t k) { return double(k) + 0.5; });
-    check<uint32_t>(rng, shift, offset, gap, [](uint64_t k) { return uint32_t(k); });
+    check<Rec16>(rng, plain, shift % 4, offset, gap,
+                 [](uint64_t k) { return Rec16{k, uint32_t(k), 7}; });
+    check<double>(rng, plain, shift % 8, offset, gap, [](uint64_t k) { return double(k) + 0.5; });
+    check<uint32_t>(rng, plain, shift, offset, gap, [](uint64_t k) { return uint32_t(k); });
   }
 }
 
-TEST(LineScatter, RecordsOutsideTheStreamsAreLeftAlone) {
+TEST_P(LineScatterBoth, RecordsOutsideTheStreamsAreLeftAlone) {
   // One stream inside a line, and the records before and after it in that line untouched.
   struct alignas(64) Line {
     double v[8];
   };
   Line line{{-1, -1, -1, -1, -1, -1, -1, -1}};
-  LineScatter<double> scatter(line.v, {2});
+  LineScatter<double> scatter(line.v, {2}, GetParam());
   scatter.put(0, 2, 1.0);
   scatter.put(0, 3, 2.0);
   scatter.put(0, 4, 3.0);
@@ -82,6 +87,9 @@ TEST(LineScatter, RecordsOutsideTheStreamsAreLeftAlone) {
   EXPECT_EQ(std::vector<double>(line.v, line.v + 8),
             (std::vector<double>{-1, -1, 1, 2, 3, -1, -1, -1}));
 }
+
+INSTANTIATE_TEST_SUITE_P(Stores, LineScatterBoth, ::testing::Bool(),
+                         [](const auto& info) { return info.param ? "Plain" : "LineBuffers"; });
 
 }  // namespace
 }  // namespace clusterscore::detail

@@ -67,11 +67,20 @@ union Entry {
 };
 static_assert(sizeof(Entry) == sizeof(Tuple));
 
-// One column's rows grouped by partition, in row order within each partition, with the
-// rows' weights (items table) alongside.
+// An items-table row: its tuple and its weight (1 if none were given), scattered as one
+// record. Scattered to a stream of their own, the weights doubled the streams, and the
+// items table's scatter took 0.125 s at 1e7 rows where A's took 0.053 s (AMD EPYC, plain
+// stores); as one 24-byte record, see Partitions.
+struct WeightedEntry {
+  Tuple tuple;
+  double weight;
+};
+
+// One column's rows grouped by partition, in row order within each partition: records
+// `Rec`, an Entry (the clusterings) or a WeightedEntry (the items table).
+template <class Rec>
 struct Partitions {
-  BigBuffer<Entry> entries;
-  BigBuffer<double> weight;   // empty unless weights were given
+  BigBuffer<Rec> entries;
   std::vector<size_t> begin;  // partition p is entries[begin[p], end[p])
   std::vector<size_t> end;
   bool bad_weight = false;  // some weight is not a finite number > 0
@@ -79,6 +88,8 @@ struct Partitions {
   bool empty() const { return begin.empty(); }
   size_t size(size_t p) const { return empty() ? 0 : end[p] - begin[p]; }
 };
+using ClusteringParts = Partitions<Entry>;
+using ItemParts = Partitions<WeightedEntry>;
 
 // The partition of `hash`: its top `bits` bits (0 to 16), in two shifts so that 0 bits
 // (one partition) needs no branch.
@@ -96,39 +107,42 @@ size_t room_per_partition(size_t rows, unsigned bits) {
   return mean + 8 * sd + 64;
 }
 
+// Row r's record: its tuple (with extra[r] if `extra` is not null) and, for the items
+// table, its weight.
+inline void make_rec(uint64_t h, size_t r, const uint32_t* extra, const double*, Entry* e) {
+  e->tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
+}
+inline void make_rec(uint64_t h, size_t r, const uint32_t*, const double* weight,
+                     WeightedEntry* e) {
+  *e = {Tuple{h, uint32_t(r), 0}, weight ? weight[r] : 1.0};
+}
+
 // Stable scatter of rows into partitions laid out by `out.begin` (which it consumes);
 // false if a partition outgrew its room (`out.end` then is not meaningful).
-template <class Hash>
+template <class Hash, class Rec>
 bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const double* weight,
-             unsigned bits, const std::vector<size_t>& limit, Partitions* out) {
+             unsigned bits, const std::vector<size_t>& limit, Partitions<Rec>* out) {
   // Through local pointers and a local flag: at 1e7 rows, three scatters took ~0.02 s
   // more writing through `out`. Written a cache line at a time (detail/line_scatter.h):
   // at 1e7 rows, the three columns' scatters 0.29 -> 0.22 s on session 18's VM.
   std::vector<size_t> next = out->begin;
   size_t* const at_next = next.data();
   const size_t* const at_limit = limit.data();
-  detail::LineScatter<Entry> entries(out->entries.data(), out->begin);
-  detail::LineScatter<double> weights(out->weight.data(),  // no streams without weights
-                                      weight ? out->begin : std::vector<size_t>{});
+  detail::LineScatter<Rec> entries(out->entries.data(), out->begin);
   bool bad_weight = false;
   for (size_t r = 0; r < ids.size; ++r) {
     const uint64_t h = hash(ids, r);
     const size_t p = part_of(h, bits);
     if (at_next[p] == at_limit[p]) [[unlikely]]
       return false;
-    const size_t at = at_next[p]++;
-    Entry e;
-    e.tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
-    entries.put(p, at, e);
-    if (weight) {
-      // Checked here, where every weight passes anyway (a pass of its own took 4 ms at
-      // 1e7); check_weights() names the first bad one.
-      weights.put(p, at, weight[r]);
-      bad_weight |= !good_weight(weight[r]);
-    }
+    Rec e;
+    make_rec(h, r, extra, weight, &e);
+    entries.put(p, at_next[p]++, e);
+    // Checked here, where every weight passes anyway (a pass of its own took 4 ms at
+    // 1e7); check_weights() names the first bad one.
+    if (weight) bad_weight |= !good_weight(weight[r]);
   }
   entries.finish(next);
-  if (weight) weights.finish(next);
   out->bad_weight = bad_weight;
   out->end = std::move(next);
   return true;
@@ -137,25 +151,23 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
 // One pass into partitions with room to spare (a first pass counting the rows of each
 // partition took 13 ms per column at 1e7); two, counting first, when rows are few or a
 // partition overflows.
-template <class Hash>
-Partitions partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra,
-                     const double* weight, unsigned bits) {
-  Partitions out;
+template <class Rec, class Hash>
+Partitions<Rec> partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra,
+                          const double* weight, unsigned bits) {
+  Partitions<Rec> out;
   const size_t n = ids.size, parts = size_t(1) << bits;
   if (const size_t room = room_per_partition(n, bits)) {
-    out.entries = BigBuffer<Entry>(parts * room);
-    if (weight) out.weight = BigBuffer<double>(parts * room);
+    out.entries = BigBuffer<Rec>(parts * room);
     out.begin.resize(parts);
     std::vector<size_t> limit(parts);
     for (size_t p = 0; p < parts; ++p) out.begin[p] = p * room, limit[p] = (p + 1) * room;
     if (scatter(hash, ids, extra, weight, bits, limit, &out)) return out;
   }
-  out = Partitions{};  // the overflowed buffers go before new ones are taken
+  out = Partitions<Rec>{};  // the overflowed buffers go before new ones are taken
   std::vector<size_t> start(parts + 1, 0);
   for (size_t r = 0; r < n; ++r) ++start[part_of(hash(ids, r), bits) + 1];
   for (size_t p = 0; p < parts; ++p) start[p + 1] += start[p];
-  out.entries = BigBuffer<Entry>(n);
-  if (weight) out.weight = BigBuffer<double>(n);
+  out.entries = BigBuffer<Rec>(n);
   out.begin.assign(start.begin(), start.end() - 1);
   if (!scatter(hash, ids, extra, weight, bits, {start.begin() + 1, start.end()}, &out))
     throw std::logic_error("clusterscore: partition counts were wrong");
@@ -231,7 +243,7 @@ class PartitionedJoin {
     const BigVector<uint32_t> b_row_cluster =
         detail::intern_column(b_.clusters, &j_->b_cluster_first_row);
     const unsigned bits = partition_bits(partition_rows);
-    const Partitions pa = join_partitions(bits, b_row_cluster);
+    const ClusteringParts pa = join_partitions(bits, b_row_cluster);
     if (!report_repeat(a_.role, a_.items, a_repeat_)) return false;
     if (!report_repeat(b_.role, b_.items, b_repeat_)) return false;
     if (t_bad_weight_) check_weights(*t_);
@@ -257,13 +269,13 @@ class PartitionedJoin {
   // Returns A's partitions, each entry holding what its item was found to have. B's
   // partitions stay in pb_ if some items are only in B, with what each of those was
   // found to have at the front of its partition (see add_b).
-  Partitions join_partitions(unsigned bits, const BigVector<uint32_t>& b_row_cluster) {
-    Partitions pa = partition(hash_, a_.items, nullptr, nullptr, bits);
+  ClusteringParts join_partitions(unsigned bits, const BigVector<uint32_t>& b_row_cluster) {
+    ClusteringParts pa = partition<Entry>(hash_, a_.items, nullptr, nullptr, bits);
     // String ids keep B's row (in the tuple anyway) until their bytes are compared.
     const uint32_t* b_extra = Hash::kExact ? b_row_cluster.data() : nullptr;
-    pb_ = partition(hash_, b_.items, b_extra, nullptr, bits);
-    const Partitions pt =
-        t_ ? partition(hash_, t_->items, nullptr, t_->weights, bits) : Partitions{};
+    pb_ = partition<Entry>(hash_, b_.items, b_extra, nullptr, bits);
+    const ItemParts pt =
+        t_ ? partition<WeightedEntry>(hash_, t_->items, nullptr, t_->weights, bits) : ItemParts{};
     t_bad_weight_ = pt.bad_weight;
     b_only_.assign((b_.items.size + 63) / 64, 0);
     PartTable table;
@@ -277,7 +289,7 @@ class PartitionedJoin {
       add_items(pt, p, table, pa);
     }
     for (uint64_t word : b_only_) b_only_count_ += size_t(std::popcount(word));
-    if (b_only_count_ == 0) pb_ = Partitions{};  // as soon as it is not needed
+    if (b_only_count_ == 0) pb_ = ClusteringParts{};  // as soon as it is not needed
     return pa;
   }
 
@@ -285,7 +297,7 @@ class PartitionedJoin {
   // again, and partitions are read front to back, so every read is sequential in one of
   // the partitions. B-only items are appended later: room is reserved for exactly them
   // (a cached block given to a reservation stays resident even where it is not used).
-  void unpartition(const Partitions& pa, unsigned bits) {
+  void unpartition(const ClusteringParts& pa, unsigned bits) {
     const size_t n = a_.items.size, all = n + b_only_count_;
     if (all >= kNone) throw std::length_error("clusterscore: more than 2^32-2 distinct ids");
     j_->b_cluster.reserve(all);
@@ -359,9 +371,9 @@ class PartitionedJoin {
   // copy: `on` may overwrite the entry) and the table slot of its hash, new (no Seen bits)
   // if absent. Slots are fetched kPrefetch entries ahead, in a loop of its own that need
   // not check for the partition's end.
-  template <class On>
-  [[gnu::always_inline]] static void each_entry(const Partitions& part, size_t p, PartTable& table,
-                                                On on) {
+  template <class Rec, class On>
+  [[gnu::always_inline]] static void each_entry(const Partitions<Rec>& part, size_t p,
+                                                PartTable& table, On on) {
     const size_t begin = part.begin[p], end = part.end[p];
     const size_t ahead = end - begin > kPrefetch ? end - kPrefetch : begin;
     for (size_t e = begin; e < ahead; ++e) {
@@ -377,7 +389,7 @@ class PartitionedJoin {
 
   // Puts partition p of A in the table, turning each entry into "nothing found yet" as it
   // goes (a repeat's first row is found again by a scan, as for B).
-  void add_a(Partitions& pa, size_t p, PartTable& table) {
+  void add_a(ClusteringParts& pa, size_t p, PartTable& table) {
     each_entry(pa, p, table, [&](size_t e, const Tuple& x, Slot& s) {
       pa.entries[e].found = {kNone, kNone, 1.0};
       if (s.in(kInA)) {
@@ -392,7 +404,7 @@ class PartitionedJoin {
   // A B item found in A goes to its A entry. One that is not (B-only) gets a Found of its
   // own at the front of the partition, in row order, for the items table to fill and
   // append_b_only() to read: the front never passes the entry being read.
-  void add_b(size_t p, PartTable& table, Partitions& pa) {
+  void add_b(size_t p, PartTable& table, ClusteringParts& pa) {
     size_t front = pb_.begin[p];
     each_entry(pb_, p, table, [&](size_t, const Tuple& x, Slot& s) {
       if (s.in(kInB)) {
@@ -410,7 +422,7 @@ class PartitionedJoin {
     });
   }
 
-  void add_items(const Partitions& pt, size_t p, PartTable& table, Partitions& pa) {
+  void add_items(const ItemParts& pt, size_t p, PartTable& table, ClusteringParts& pa) {
     if (pt.empty()) return;  // no items table
     each_entry(pt, p, table, [&](size_t e, const Tuple& x, Slot& s) {
       if (s.in(kInItems)) {
@@ -421,11 +433,11 @@ class PartitionedJoin {
       if (s.in(kInA)) {
         Found& f = pa.entries[s.row].found;
         f.items_row = x.row;
-        if (t_->weights) f.weight = pt.weight[e];
+        f.weight = pt.entries[e].weight;
       } else if (s.in(kInB)) {
         Found& f = pb_.entries[s.row].found;
         f.items_row = x.row;
-        if (t_->weights) f.weight = pt.weight[e];
+        f.weight = pt.entries[e].weight;
       } else {
         s.row = x.row;
         ++j_->items_table_unmatched;
@@ -460,7 +472,7 @@ class PartitionedJoin {
       return true;
     });
     j_->a_cluster.resize(all, kNone);
-    pb_ = Partitions{};
+    pb_ = ClusteringParts{};
   }
 
   // String ids: whether each B-only item's bytes equal those of the items-table row its
@@ -502,7 +514,7 @@ class PartitionedJoin {
   // common item was a random write per B row.
   BigVector<uint64_t> b_only_;
   size_t b_only_count_ = 0;
-  Partitions pb_;  // B's, while B-only items are still to be appended
+  ClusteringParts pb_;  // B's, while B-only items are still to be appended
   FirstRepeat a_repeat_, b_repeat_, t_repeat_;
   bool t_bad_weight_ = false;
 };

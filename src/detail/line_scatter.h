@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <numeric>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -43,46 +44,52 @@ inline bool plain_stores_pay_off() {
 
 template <class T>
 class LineScatter {
-  static_assert(std::is_trivially_copyable_v<T> && 64 % sizeof(T) == 0);
-  static constexpr size_t kLine = 64 / sizeof(T);  // records per cache line
-  struct alignas(64) Line {
-    T v[kLine];
+  // Records are buffered in runs that fill whole cache lines: one line when the record
+  // size divides 64 bytes, else the least common multiple (24-byte records: 8 to 3 lines).
+  static constexpr size_t kBytes = std::lcm(size_t(64), sizeof(T));
+  static constexpr size_t kRun = kBytes / sizeof(T);  // records per run
+  static_assert(std::is_trivially_copyable_v<T> && kBytes <= 256);
+  struct alignas(64) Run {
+    T v[kRun];
   };
 
  public:
   // Streams p = 0 .. begin.size() - 1 start at out[begin[p]] (`out` aligned to
-  // sizeof(T); lines are counted from 64-byte boundaries of memory, not from `out`).
-  // `plain`: every record stored where it goes at once, no line buffers (tests choose).
+  // alignof(T)); runs are counted from 64-byte boundaries of memory, not from `out`.
+  // `plain`: every record stored where it goes at once, no buffers (tests choose); also
+  // taken where no record of `out` starts on a 64-byte boundary (then no run is a line).
   LineScatter(T* out, std::vector<size_t> begin, bool plain = plain_stores_pay_off())
-      : plain_(plain),
-        out_(out),
-        begin_(std::move(begin)),
-        shift_(size_t(reinterpret_cast<uintptr_t>(out) % 64 / sizeof(T))),
-        lines_(plain ? 0 : begin_.size()) {
-    assert(reinterpret_cast<uintptr_t>(out) % sizeof(T) == 0);
+      : out_(out), begin_(std::move(begin)) {
+    assert(reinterpret_cast<uintptr_t>(out) % alignof(T) == 0);
+    size_t first = 0;  // the first record on a 64-byte boundary, if any
+    while (first < kRun && (reinterpret_cast<uintptr_t>(out) + first * sizeof(T)) % 64 != 0)
+      ++first;
+    plain_ = plain || first == kRun;
+    shift_ = (kRun - first) % kRun;
+    if (!plain_) runs_.resize(begin_.size());
   }
 
   // Writes v to out[at], `at` the next position of stream p: each stream's positions
-  // must come one by one upwards from begin[p]. Until finish(), the last line of each
+  // must come one by one upwards from begin[p]. Until finish(), the last run of each
   // stream may still be in its buffer only.
   [[gnu::always_inline]] void put(size_t p, size_t at, const T& v) {
     if (plain_) {  // the same branch for every record: predicted
       out_[at] = v;
       return;
     }
-    const size_t slot = (at + shift_) % kLine;
-    lines_[p].v[slot] = v;
-    if (slot == kLine - 1) flush(p, at);
+    const size_t slot = (at + shift_) % kRun;
+    runs_[p].v[slot] = v;
+    if (slot == kRun - 1) flush(p, at);
   }
 
-  // Writes out what the buffers hold: the last, partial line of each stream p, which
+  // Writes out what the buffers hold: the last, partial run of each stream p, which
   // ends at out[end[p]] (exclusive).
   void finish(const std::vector<size_t>& end) {
     if (plain_) return;
     for (size_t p = 0; p < end.size(); ++p) {
-      if (end[p] == begin_[p] || (end[p] + shift_) % kLine == 0) continue;  // nothing held
-      const size_t last = end[p] - 1, slot = (last + shift_) % kLine;
-      copy(p, last - begin_[p] < slot ? begin_[p] : last - slot, last);  // from its line's start
+      if (end[p] == begin_[p] || (end[p] + shift_) % kRun == 0) continue;  // nothing held
+      const size_t last = end[p] - 1, slot = (last + shift_) % kRun;
+      copy(p, last - begin_[p] < slot ? begin_[p] : last - slot, last);  // from its run's start
     }
 #if defined(__SSE2__)
     _mm_sfence();  // non-temporal stores are ordered before whatever reads them next
@@ -90,32 +97,29 @@ class LineScatter {
   }
 
  private:
-  // The line ending at out[at] is complete: written whole, unless the stream began inside
+  // The run ending at out[at] is complete: written whole, unless the stream began inside
   // it (its first bytes belong to the stream before, which writes them itself).
   void flush(size_t p, size_t at) {
-    if (at < begin_[p] + kLine - 1) return copy(p, begin_[p], at);
-    T* const to = out_ + (at - (kLine - 1));
+    if (at < begin_[p] + kRun - 1) return copy(p, begin_[p], at);
+    T* const to = out_ + (at - (kRun - 1));
 #if defined(__SSE2__)
-    const __m128i* from = reinterpret_cast<const __m128i*>(&lines_[p]);
+    const __m128i* from = reinterpret_cast<const __m128i*>(&runs_[p]);
     __m128i* dest = reinterpret_cast<__m128i*>(to);
-    _mm_stream_si128(dest, _mm_load_si128(from));
-    _mm_stream_si128(dest + 1, _mm_load_si128(from + 1));
-    _mm_stream_si128(dest + 2, _mm_load_si128(from + 2));
-    _mm_stream_si128(dest + 3, _mm_load_si128(from + 3));
+    for (size_t k = 0; k < kBytes / 16; ++k) _mm_stream_si128(dest + k, _mm_load_si128(from + k));
 #else
-    std::memcpy(static_cast<void*>(to), &lines_[p], 64);
+    std::memcpy(static_cast<void*>(to), &runs_[p], kBytes);
 #endif
   }
   // Plain stores of the buffered records at positions [first, last] of stream p.
   void copy(size_t p, size_t first, size_t last) {
-    for (size_t i = first; i <= last; ++i) out_[i] = lines_[p].v[(i + shift_) % kLine];
+    for (size_t i = first; i <= last; ++i) out_[i] = runs_[p].v[(i + shift_) % kRun];
   }
 
-  bool plain_;
+  bool plain_ = true;
   T* out_;
   std::vector<size_t> begin_;
-  size_t shift_;  // records between the 64-byte boundary before `out` and `out`
-  std::vector<Line> lines_;
+  size_t shift_ = 0;  // records between the start of the run holding out[0] and out[0]
+  std::vector<Run> runs_;
 };
 
 }  // namespace clusterscore::detail

@@ -19,8 +19,20 @@ struct Rec16 {
   uint32_t b, c;
   bool operator==(const Rec16&) const = default;
 };
+// 24 bytes: buffered in runs of 8 records, three cache lines.
+struct Rec24 {
+  uint64_t a;
+  uint32_t b, c;
+  double w;
+  bool operator==(const Rec24&) const = default;
+};
+// 24 bytes aligned to 4: at 4 bytes past an 8-byte boundary, no record starts a line.
+struct Rec24x4 {
+  uint32_t v[6];
+  bool operator==(const Rec24x4&) const = default;
+};
 
-// Streams of random lengths laid end to end into a buffer that starts `shift` records past
+// Streams of random lengths laid end to end into a buffer that starts `shift` bytes past
 // a 64-byte boundary, from its record `offset` on, with `gap` unused records between
 // consecutive streams; records go to streams in random order.
 template <class T, class Make>
@@ -43,9 +55,9 @@ void check(std::mt19937_64& rng, bool plain, size_t shift, size_t offset, size_t
     unsigned char bytes[64];
   };
   const T filler = make(~uint64_t(0));
-  std::vector<Line> mem_want((shift + at) * sizeof(T) / 64 + 2), mem_got(mem_want.size());
-  T* const want = reinterpret_cast<T*>(mem_want.data()) + shift;
-  T* const got = reinterpret_cast<T*>(mem_got.data()) + shift;
+  std::vector<Line> mem_want((shift + at * sizeof(T)) / 64 + 2), mem_got(mem_want.size());
+  T* const want = reinterpret_cast<T*>(mem_want.data()->bytes + shift);
+  T* const got = reinterpret_cast<T*>(mem_got.data()->bytes + shift);
   for (size_t i = 0; i < at; ++i) want[i] = got[i] = filler;
   LineScatter<T> scatter(got, begin, plain);
   std::vector<size_t> next = begin;
@@ -65,11 +77,18 @@ TEST_P(LineScatterBoth, EveryRecordLandsWherePlainStoresPutIt) {
   const bool plain = GetParam();
   for (int round = 0; round < 400; ++round) {
     const size_t offset = rng() % 3 == 0 ? rng() % 9 : 0, gap = rng() % 3 == 0 ? rng() % 5 : 0;
-    const size_t shift = rng() % 16;  // records: past a line for every size
-    check<Rec16>(rng, plain, shift % 4, offset, gap,
+    const size_t shift = rng() % 16;  // records of 4 bytes: every place in a line
+    check<Rec16>(rng, plain, 16 * (shift % 4), offset, gap,
                  [](uint64_t k) { return Rec16{k, uint32_t(k), 7}; });
-    check<double>(rng, plain, shift % 8, offset, gap, [](uint64_t k) { return double(k) + 0.5; });
-    check<uint32_t>(rng, plain, shift, offset, gap, [](uint64_t k) { return uint32_t(k); });
+    check<double>(rng, plain, 8 * (shift % 8), offset, gap,
+                  [](uint64_t k) { return double(k) + 0.5; });
+    check<uint32_t>(rng, plain, 4 * shift, offset, gap, [](uint64_t k) { return uint32_t(k); });
+    check<Rec24>(rng, plain, 8 * (shift % 8), offset, gap,
+                 [](uint64_t k) { return Rec24{k, uint32_t(k), 7, double(k) / 4}; });
+    check<Rec24x4>(rng, plain, 4 * shift, offset, gap, [](uint64_t k) {
+      const uint32_t x = uint32_t(k);
+      return Rec24x4{{x, x + 1, x + 2, x + 3, x + 4, x + 5}};
+    });
   }
 }
 

@@ -5,14 +5,16 @@
 
 namespace clusterscore::detail {
 
-// Adds x to the compensated sum (sum, comp). Neumaier: recover the low-order bits lost by
-// whichever operand is smaller. Selects, not branches: which operand is larger is
-// unpredictable in short sums, and selects let loops over many sums vectorise.
+// Adds x to the compensated sum (sum, comp), as Neumaier's algorithm does: comp collects
+// the exact rounding error of each addition. That error is found by Knuth's TwoSum (five
+// additions, no comparison), not by Neumaier's test of which operand is larger followed
+// by (big - t) + small: both give the exact error, so the same bits, but the test and its
+// selects cost more. At 1e7 items per slice, with the metric rows in cache, 0.062 ->
+// 0.053 s (best of 6 in turns, AMD EPYC).
 inline void neumaier_add(double& sum, double& comp, double x) {
   const double t = sum + x;
-  const bool sum_larger = std::fabs(sum) >= std::fabs(x);
-  const double big = sum_larger ? sum : x, small = sum_larger ? x : sum;
-  comp += (big - t) + small;
+  const double x_part = t - sum;  // what t took of x
+  comp += (sum - (t - x_part)) + (x - x_part);
   sum = t;
 }
 

@@ -25,18 +25,11 @@ typedef int64_t LaneMask4 __attribute__((vector_size(32)));
   return v;
 }
 [[gnu::always_inline]] inline void store4(double* p, Lanes4 v) { std::memcpy(p, &v, sizeof v); }
-// fabs() in each lane: the sign bit cleared.
-[[gnu::always_inline]] inline Lanes4 abs4(Lanes4 x) {
-  const LaneMask4 magnitude = {INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
-  return (Lanes4)((LaneMask4)x & magnitude);
-}
-
-// neumaier_add() (kahan.h) in each lane: the same operations, selects included.
+// neumaier_add() (kahan.h) in each lane: the same operations.
 [[gnu::always_inline]] inline void neumaier_add4(Lanes4& sum, Lanes4& comp, Lanes4 x) {
   const Lanes4 t = sum + x;
-  const LaneMask4 sum_larger = abs4(sum) >= abs4(x);  // false on NaN, as fabs() >= fabs()
-  const Lanes4 big = sum_larger ? sum : x, small = sum_larger ? x : sum;
-  comp += (big - t) + small;
+  const Lanes4 x_part = t - sum;
+  comp += (sum - (t - x_part)) + (x - x_part);
   sum = t;
 }
 

@@ -216,7 +216,9 @@ static_assert(sizeof(ColumnState) == 32);
 // in cache.
 class CellPass {
  public:
-  CellPass(size_t n_rows, size_t n_cols, size_t items) : m_(items), cols_(n_cols) {
+  // `squares`: whether to sum the squared weights too (t_.weight_sq).
+  CellPass(size_t n_rows, size_t n_cols, size_t items, bool squares)
+      : m_(items), squares_(squares), cols_(n_cols) {
     t_.n_rows = n_rows;
     t_.n_cols = n_cols;
     // The cell arrays grow as cells are found: reserving one cell per item would hold
@@ -281,7 +283,7 @@ class CellPass {
         double wi = 1.0;
         if constexpr (HasWeight<R>) wi = rec[p].weight;
         w.add(wi);
-        w2.add(wi * wi);
+        if (squares_) w2.add(wi * wi);
         if (cell) cell[p] = k;
       } while (++p < end && rec[p].col == col);
       t_.count[k] += p - run;
@@ -296,7 +298,7 @@ class CellPass {
     for (size_t i = 0; i < w_.size(); ++i) {
       const double w = w_[i].value();
       t_.weight.push_back(w);
-      t_.weight_sq.push_back(w2_[i].value());
+      if (squares_) t_.weight_sq.push_back(w2_[i].value());
       row_weight.add(w);
       total_.add(w);
       ColumnState& c = cols_[t_.col[first + i]];
@@ -310,6 +312,7 @@ class CellPass {
   }
 
   const size_t m_;
+  const bool squares_;
   BigVector<ColumnState> cols_;
   std::vector<KahanSum> w_, w2_;  // the current row's cells
   KahanSum total_;
@@ -356,9 +359,9 @@ class BlockSorter {
 template <class Rec>
 CellTable sort_and_pass(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                         const double* weights, size_t n_rows, size_t n_cols,
-                        BigVector<uint32_t>* cell_of_item) {
+                        BigVector<uint32_t>* cell_of_item, bool squares) {
   const RowBlocks<Rec> b = split_rows<Rec>(rows, cols, weights, n_rows);
-  CellPass pass(n_rows, n_cols, b.rec.size());
+  CellPass pass(n_rows, n_cols, b.rec.size(), squares);
   BigBuffer<uint32_t> cell(cell_of_item ? b.rec.size() : 0);
   BlockSorter<Rec> sorter;
   for (size_t k = 0; k < b.blocks(); ++k)
@@ -371,18 +374,19 @@ CellTable sort_and_pass(std::span<const uint32_t> rows, std::span<const uint32_t
 
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                       const double* weights, size_t n_rows, size_t n_cols,
-                      BigVector<uint32_t>* cell_of_item) {
+                      BigVector<uint32_t>* cell_of_item, bool squares) {
   if (rows.size() != cols.size())
     throw std::invalid_argument("clusterscore: row and column index arrays differ in length");
   const size_t n = rows.size();
   if (n >= kNone) throw std::length_error("clusterscore: more than 2^32-2 items");
-  if (weights) return sort_and_pass<WeightRec>(rows, cols, weights, n_rows, n_cols, cell_of_item);
-  return sort_and_pass<CountRec>(rows, cols, weights, n_rows, n_cols, cell_of_item);
+  if (weights)
+    return sort_and_pass<WeightRec>(rows, cols, weights, n_rows, n_cols, cell_of_item, squares);
+  return sort_and_pass<CountRec>(rows, cols, weights, n_rows, n_cols, cell_of_item, squares);
 }
 
-CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item) {
+CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item, bool squares) {
   return build_cells(j.a_cluster, j.b_cluster, j.weight.data(), j.n_a_clusters(), j.n_b_clusters(),
-                     cell_of_item);
+                     cell_of_item, squares);
 }
 
 CellTable cells_from_lists(size_t n_rows, size_t n_cols, const std::vector<uint32_t>& row,

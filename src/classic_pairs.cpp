@@ -1,4 +1,6 @@
 // Pair-counting metrics: exact 128-bit counts, 256-bit products for the adjusted index.
+#include <stdexcept>
+
 #include "classic_parts.h"
 #include "detail/kahan.h"
 #include "detail/wide.h"
@@ -23,6 +25,8 @@ PairConfusion pair_confusion(const CellTable& c) {
 }
 
 WeightedPairConfusion weighted_pair_confusion(const CellTable& c) {
+  if (c.weight_sq.size() != c.size())
+    throw std::logic_error("clusterscore: weighted pair counts need the cells' squared weights");
   // A pair i ≠ j counts w_i·w_j: in one cell, Σ_{i≠j} w_i w_j = W² − Σw².
   detail::KahanSum cells_sq, rows_sq, cols_sq, self;
   for (size_t k = 0; k < c.size(); ++k) {

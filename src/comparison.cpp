@@ -87,7 +87,8 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
 Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
                        MetricFamily family)
     : family_(family), joined_(join(a, b, items)) {
-  cells_ = build_cells(joined_, &cell_of_item_);
+  // No squared weights: only the weighted pair counts need them, and classic() counts.
+  cells_ = build_cells(joined_, &cell_of_item_, false);
   if (cells_.total_count == 0) no_common_items(joined_);
   metrics_ = family == MetricFamily::kPointwise ? pointwise_cells(cells_) : impact_cells(cells_);
 }

@@ -11,13 +11,15 @@
 namespace clusterscore {
 
 // One cell per (A cluster, B cluster) pair that shares at least one common item
-// (an item of T = A ∩ B), with its item count, Σw and Σw²; and the marginals of the
-// clusters restricted to T. Clusters that do not meet T have zero marginals.
+// (an item of T = A ∩ B), with its item count, Σw and Σw² (if asked for: only the
+// weighted pair-counting metrics need it); and the marginals of the clusters restricted
+// to T. Clusters that do not meet T have zero marginals.
 struct CellTable {
   size_t n_rows = 0, n_cols = 0;  // number of A clusters, B clusters (all of them)
   BigVector<uint32_t> row, col;
   BigVector<uint64_t> count;
-  BigVector<double> weight, weight_sq;
+  BigVector<double> weight;
+  BigVector<double> weight_sq;  // empty unless asked for (build_cells' `squares`)
   // Big vectors, like every array with one entry per cluster: from the block cache.
   BigVector<uint64_t> row_count, col_count;  // per cluster, over T
   BigVector<double> row_weight, col_weight;  // per cluster, over T
@@ -30,15 +32,17 @@ struct CellTable {
 
 // Builds the cells of the common items, numbered row by row (A cluster order) and within
 // a row in order of first appearance in item order.
-// `cell_of_item` (if not null) receives each item's cell, kNone outside T.
+// `cell_of_item` (if not null) receives each item's cell, kNone outside T. `squares`:
+// whether to sum the squared weights (weight_sq), one compensated sum more per item.
 // All sums are compensated. O(items) expected time.
-CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item);
+CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item,
+                      bool squares = true);
 
 // The same from per-item cluster indices (kNone skips the item) and weights (all 1 if
 // null): `rows` in [0, n_rows), `cols` in [0, n_cols).
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                       const double* weights, size_t n_rows, size_t n_cols,
-                      BigVector<uint32_t>* cell_of_item);
+                      BigVector<uint32_t>* cell_of_item, bool squares = true);
 
 // Cells from explicit (row, col, count, weight, weight_sq) lists, e.g. partial tables
 // computed elsewhere; repeated (row, col) pairs are added up. Marginals are derived.

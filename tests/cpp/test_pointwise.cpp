@@ -6,6 +6,7 @@
 #include <set>
 
 #include "clusterscore/cells.h"
+#include "clusterscore/classic.h"
 #include "clusterscore/comparison.h"
 #include "detail/kahan.h"
 #include "helpers.h"
@@ -101,12 +102,13 @@ static void check_cells_against_map(size_t n, size_t n_rows, size_t n_cols, unsi
     cols[i] = rng() % 17 == 0 ? kNone : uint32_t(rng() % 5 == 0 ? rng() % n_cols : rows[i]);
     w[i] = 0.25 + double(rng() % 1000) / 7.0;
   }
-  for (int kind = 0; kind < 3; ++kind) {
+  for (int kind = 0; kind < 4; ++kind) {  // kind 3: weighted, without squared weights
     SCOPED_TRACE(kind);
-    const bool weighted = kind == 0, with_cells = kind != 2;
+    const bool weighted = kind == 0 || kind == 3, with_cells = kind != 2, squares = kind != 3;
     BigVector<uint32_t> cell_of_item;
     const CellTable t = build_cells(rows, cols, weighted ? w.data() : nullptr, n_rows, n_cols,
-                                    with_cells ? &cell_of_item : nullptr);
+                                    with_cells ? &cell_of_item : nullptr, squares);
+    if (!squares) EXPECT_TRUE(t.weight_sq.empty());
     struct Want {
       uint64_t count = 0;
       detail::KahanSum w, w2;
@@ -129,7 +131,7 @@ static void check_cells_against_map(size_t n, size_t n_rows, size_t n_cols, unsi
       ASSERT_NE(it, want.end()) << k;
       ASSERT_EQ(t.count[k], it->second.count) << k;
       ASSERT_EQ(t.weight[k], it->second.w.value()) << k;
-      ASSERT_EQ(t.weight_sq[k], it->second.w2.value()) << k;
+      if (squares) ASSERT_EQ(t.weight_sq[k], it->second.w2.value()) << k;
       order.push_back({t.row[k], it->second.first});
     }
     EXPECT_TRUE(std::is_sorted(order.begin(), order.end()));
@@ -148,6 +150,15 @@ static void check_cells_against_map(size_t n, size_t n_rows, size_t n_cols, unsi
       if (in_t) ASSERT_TRUE(t.row[cell_of_item[i]] == rows[i] && t.col[cell_of_item[i]] == cols[i]);
     }
   }
+}
+
+TEST(Cells, WeightedPairCountsNeedTheSquaredWeights) {
+  const std::vector<uint32_t> rows = {0, 0, 1}, cols = {0, 1, 1};
+  const std::vector<double> w = {1, 2, 3};
+  const CellTable with = build_cells(rows, cols, w.data(), 2, 2, nullptr, true);
+  const CellTable without = build_cells(rows, cols, w.data(), 2, 2, nullptr, false);
+  EXPECT_EQ(weighted_pair_confusion(with).tp, 0.0);  // no cell holds two items
+  EXPECT_THROW(weighted_pair_confusion(without), std::logic_error);
 }
 
 TEST(Cells, BuildCellsAgreesWithAMapOfPairs) {

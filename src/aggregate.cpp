@@ -87,7 +87,7 @@ struct Sums {
 };
 
 // A unit as the partitioned path carries it: 16 bytes, or 32 with an item count (a size
-// that divides a cache line, as detail::LineScatter needs, and aligned to it).
+// that divides a cache line, so that detail::LineScatter buffers one line per stream).
 struct WeightedUnit {
   double weight;
   uint32_t cell, group;
@@ -215,7 +215,7 @@ class Aggregator {
   // needs but the metric row, whose reads stay at random. A counting sort by group, as
   // this was before, wrote every record to a random place among millions of groups (per
   // actual cluster at 1e7 items: ~0.15 s); the partitions are written as sequential
-  // streams, a line at a time. Each group's units keep their order (the scatter is
+  // streams (detail::LineScatter). Each group's units keep their order (the scatter is
   // stable): the same additions in the same order, the same bits.
   void partitioned(size_t n_groups, GroupTable* out) const {
     if (u_.count.empty())

@@ -160,7 +160,7 @@ RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32
   cut_blocks(count, n_rows, &b);
   b.rec = BigBuffer<Rec>(b.begin.back());
   std::vector<size_t> next(b.begin.begin(), b.begin.end() - 1);
-  // A line at a time, as the join's partitions (detail/line_scatter.h).
+  // A line at a time where that pays, as the join's partitions (detail/line_scatter.h).
   detail::LineScatter<Rec> to(b.rec.data(), next);
   for (size_t i = 0; i < n; ++i) {
     if (rows[i] == kNone || cols[i] == kNone) continue;

@@ -431,12 +431,8 @@ class PartitionedJoin {
         return;
       }
       s.tag |= kInItems;
-      if (s.in(kInA)) {
-        Found& f = pa.entries[s.row].found;
-        f.items_row = x.row;
-        f.weight = pt.entries[e].weight;
-      } else if (s.in(kInB)) {
-        Found& f = pb_.entries[s.row].found;
+      if (s.in(kInA) || s.in(kInB)) {  // the row of its A entry, or of its B-only Found
+        Found& f = (s.in(kInA) ? pa : pb_).entries[s.row].found;
         f.items_row = x.row;
         f.weight = pt.entries[e].weight;
       } else {

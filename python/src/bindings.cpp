@@ -149,8 +149,8 @@ nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
     throw std::invalid_argument("clusterscore: per_item: counts do not have a row per cell");
   BigVector<uint64_t> b_row(items.size());
   BigVector<double> weight(items.size());
-  std::vector<BigVector<double>> cols(counts.width() + means.width(),
-                                      BigVector<double>(items.size()));
+  std::vector<BigVector<double>> cols;  // each written in full below (never copied unwritten)
+  for (size_t k = 0; k < counts.width() + means.width(); ++k) cols.emplace_back(items.size());
   {
     // Without the GIL: the CLI builds the next batch while pyarrow writes the last one.
     nb::gil_scoped_release release;

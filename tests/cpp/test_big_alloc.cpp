@@ -139,12 +139,41 @@ TEST_F(BigAlloc, RandomUseNeverPassesThePeakInUse) {
 
 TEST_F(BigAlloc, BigVectorsReuseBlocksWithCorrectContents) {
   for (int round = 0; round < 3; ++round) {
-    clusterscore::BigVector<uint64_t> v(kMiB, uint64_t(round));  // 8 MiB, zero-filled
+    clusterscore::BigVector<uint64_t> v(kMiB, uint64_t(round));  // 8 MiB, filled
     for (size_t i = 0; i < v.size(); i += 4096) ASSERT_EQ(v[i], uint64_t(round));
     v.assign(kMiB, 7);
     EXPECT_EQ(v.back(), 7u);
   }
   EXPECT_GE(big_alloc_stats().hits, 2u);
+}
+
+// Elements made without a value are default-initialised (no zeroing pass): a type's
+// default member initialisers still run, and values given are kept, however the element
+// is made (sized, resized, emplaced, inserted).
+TEST_F(BigAlloc, BigVectorsDefaultInitialiseButKeepGivenValues) {
+  struct Counted {
+    uint64_t n = 42;
+    double w = 0.5;
+  };
+  for (size_t size : {size_t(10), kMiB}) {  // operator new, and the block cache
+    clusterscore::BigVector<Counted> c(size);
+    EXPECT_EQ(c.front().n, 42u);
+    EXPECT_EQ(c.back().w, 0.5);
+    c.resize(size + 3);
+    c.emplace_back();
+    EXPECT_EQ(c.back().n, 42u);
+    EXPECT_EQ(c[size + 1].w, 0.5);
+    clusterscore::BigVector<uint32_t> v(size, 9u);
+    v.resize(size + 5, 3u);
+    v.insert(v.end(), 2, 4u);
+    v.emplace_back(5u);
+    EXPECT_EQ(v[size - 1], 9u);
+    EXPECT_EQ(v[size + 4], 3u);
+    EXPECT_EQ(v[size + 6], 4u);
+    EXPECT_EQ(v.back(), 5u);
+    clusterscore::BigVector<uint32_t> zeros(size, uint32_t{});
+    EXPECT_EQ(std::count(zeros.begin(), zeros.end(), 0u), ptrdiff_t(size));
+  }
 }
 
 }  // namespace

@@ -182,6 +182,10 @@ class Aggregator {
     std::vector<Sums> sums(n_groups, Sums(k_));
     for (size_t u = 0; u < u_.group.size(); ++u) {
       prefetch(u + kGatherAhead);
+      // And the arrays read in order (detail::prefetch_stream, whose figures are these).
+      if (!u_.cell.empty()) detail::prefetch_stream(u_.cell.data(), u);
+      detail::prefetch_stream(u_.group.data(), u);
+      detail::prefetch_stream(u_.weight.data(), u);
       if (!skip(u)) add(u, &sums[u_.group[u]]);
     }
     Output o(out,
@@ -266,6 +270,7 @@ class Aggregator {
       const size_t groups = std::min(sums.size(), n_groups - base);
       for (size_t g = 0; g < groups; ++g) sums[g].clear();
       for (size_t e = start[p]; e < start[p + 1]; ++e) {
+        detail::prefetch_stream(order.data(), e);  // 0.067-0.069 -> 0.065-0.067 s
         if (e + kPrefetch < start[parts]) __builtin_prefetch(m_.row(order[e + kPrefetch].cell));
         add(order[e], &sums[order[e].group - base]);
       }

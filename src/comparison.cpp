@@ -70,6 +70,9 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
   // distance ahead to keep enough misses in flight (at 1e7: 0.087 -> 0.079 s).
   constexpr size_t ahead = 4 * detail::kPrefetch;
   for (size_t i = 0; i < j.n_items(); ++i) {
+    // The arrays read in order too (detail::prefetch_stream; 0.077-0.083 -> 0.064-0.068 s).
+    detail::prefetch_stream(cell_of_item.data(), i);
+    detail::prefetch_stream(j.items_row.data(), i);
     // Only for items with a cell: with a small truth, most items have none.
     if (i + ahead < j.n_items() && cell_of_item[i + ahead] != kNone &&
         j.items_row[i + ahead] != kNone)

@@ -372,13 +372,18 @@ class PartitionedJoin {
   // Calls on(e, tuple, slot) for each entry e of partition p in order, with its tuple (a
   // copy: `on` may overwrite the entry) and the table slot of its hash, new (no Seen bits)
   // if absent. Slots are fetched kPrefetch entries ahead, in a loop of its own that need
-  // not check for the partition's end.
+  // not check for the partition's end. The entries themselves are fetched 2 KiB ahead
+  // (detail::prefetch_stream): a partition is a stream of ~200 KB that the hardware
+  // prefetcher picks up late, and the loop stalled on loading them. At 1e7 rows, the join
+  // 0.455-0.462 -> 0.422-0.433 s (best of 3, three turns; 1 KiB ahead: 0.428-0.437 s,
+  // 4 KiB: no better).
   template <class Rec, class On>
   [[gnu::always_inline]] static void each_entry(const Partitions<Rec>& part, size_t p,
                                                 PartTable& table, On on) {
     const size_t begin = part.begin[p], end = part.end[p];
     const size_t ahead = end - begin > kPrefetch ? end - kPrefetch : begin;
     for (size_t e = begin; e < ahead; ++e) {
+      detail::prefetch_stream(part.entries.data(), e);
       table.prefetch(part.entries[e + kPrefetch].tuple.hash);
       const Tuple x = part.entries[e].tuple;
       on(e, x, table.find_or_add(x.hash));

@@ -319,6 +319,7 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
     // 16 rows ahead took 0.055-0.064 s per column, 64 rows 0.040-0.043 s. A plain loop:
     // through a lambda, the compiler kept its captures in memory.
     for (size_t r = 0; r < n; ++r) {
+      prefetch_stream(v, r);  // the values too: the join, two columns, ~0.012 s less
       if (r + kDenseAhead < n) __builtin_prefetch(&ids[size_t(v[r + kDenseAhead] - lo)]);
       uint32_t& slot = ids[size_t(v[r] - lo)];
       uint32_t id = slot;

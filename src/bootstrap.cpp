@@ -11,6 +11,7 @@
 #include "detail/lanes.h"
 #include "detail/random.h"
 #include "detail/simd.h"
+#include "detail/interrupt.h"
 
 // Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
 // crossed, whatever -Wpsabi says of the baseline clone.
@@ -149,6 +150,7 @@ ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping
   detail::Interner entries(false, 1024);
   std::vector<KahanSum> w, s;
   for (size_t i = 0; i < j.n_items(); ++i) {
+    detail::poll_every(i);
     const uint32_t g = grouping ? grouping->item_group[i] : 0;
     if (cell[i] == kNone || g == kNone) continue;
     const uint32_t a = j.a_cluster[i];
@@ -181,6 +183,7 @@ BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const Boo
   detail::Random rng(o.seed);
   std::vector<uint32_t> n;
   for (size_t b = 0; b < o.resamples; ++b) {
+    detail::poll_interrupt();
     draw(rng, runs[0].n_clusters, &n);
     means.compute(n.data(), &now);
     for (size_t a = 0, pair = 0; a < n_runs; ++a)

@@ -6,6 +6,7 @@
 #include "detail/kahan.h"
 #include "detail/line_scatter.h"
 #include "detail/prefetch.h"
+#include "detail/interrupt.h"
 
 namespace clusterscore {
 namespace {
@@ -163,6 +164,7 @@ RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32
   // A line at a time where that pays, as the join's partitions (detail/line_scatter.h).
   detail::LineScatter<Rec> to(b.rec.data(), next);
   for (size_t i = 0; i < n; ++i) {
+    detail::poll_every(i);
     if (rows[i] == kNone || cols[i] == kNone) continue;
     const size_t block = b.block_of(rows[i]);
     to.put(block, next[block]++, make_rec<Rec>(cols[i], rows[i], i, weights));

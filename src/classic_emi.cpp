@@ -10,6 +10,7 @@
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/simd.h"
+#include "detail/interrupt.h"
 
 // Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
 // crossed, whatever -Wpsabi says of the baseline clone.
@@ -215,6 +216,7 @@ double expected_mutual_information(const CellTable& c) {
   detail::KahanSum emi;
   Lanes4 sum = {0, 0, 0, 0}, comp = sum;  // off the exact path: every pair's terms
   for (const auto& [a, ma] : rows) {
+    detail::poll_interrupt();
     const double log_a = std::log(double(a)), gln_a = lg(a), gln_na = lg.tail(a);
     for (size_t j = 0; j < cols.size(); ++j) {
       const uint64_t b = cols[j].first;

@@ -8,6 +8,7 @@
 #include "detail/interner.h"
 #include "detail/kahan.h"
 #include "detail/prefetch.h"
+#include "detail/interrupt.h"
 
 namespace clusterscore {
 namespace {
@@ -97,8 +98,10 @@ Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const
                        MetricFamily family)
     : family_(family), joined_(join(a, b, items)) {
   // No squared weights: only the weighted pair counts need them, and classic() counts.
+  detail::poll_interrupt();
   cells_ = build_cells(joined_, &cell_of_item_, false);
   if (cells_.total_count == 0) no_common_items(joined_);
+  detail::poll_interrupt();
   metrics_ = family == MetricFamily::kPointwise ? pointwise_cells(cells_) : impact_cells(cells_);
 }
 

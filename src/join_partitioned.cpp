@@ -24,6 +24,7 @@
 #include "detail/line_scatter.h"
 #include "detail/prefetch.h"
 #include "join_parts.h"
+#include "detail/interrupt.h"
 
 namespace clusterscore::join_detail {
 namespace {
@@ -132,6 +133,7 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
   detail::LineScatter<Rec> entries(out->entries.data(), out->begin);
   bool bad_weight = false;
   for (size_t r = 0; r < ids.size; ++r) {
+    detail::poll_every(r);
     const uint64_t h = hash(ids, r);
     const size_t p = part_of(h, bits);
     if (at_next[p] == at_limit[p]) [[unlikely]]
@@ -281,6 +283,7 @@ class PartitionedJoin {
     b_only_.assign((b_.items.size + 63) / 64, 0);
     PartTable table;
     for (size_t p = 0; p < (size_t(1) << bits); ++p) {
+      if (p % 64 == 0) detail::poll_interrupt();
       // Sized for the largest input: when A is a small truth, most ids are B's own, or
       // the items table's.
       table.next_partition(std::max({pa.size(p), pb_.size(p), pt.size(p)}),
@@ -316,6 +319,7 @@ class PartitionedJoin {
     const Entry* const entries = pa.entries.data();
     std::vector<size_t> next = pa.begin;
     for (size_t r = 0; r < n; ++r) {
+      detail::poll_every(r);
       // The ids too (detail::prefetch_stream): at 1e7 rows, 0.073-0.076 -> 0.069-0.070 s.
       if constexpr (Hash::kExact) detail::prefetch_stream(a_.items.ints, r);
       const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
@@ -341,6 +345,7 @@ class PartitionedJoin {
     const IdColumn& b = b_.items;
     const size_t n = a.size;
     for (size_t i = 0; i < n; ++i) {
+      detail::poll_every(i);
       if (i + 2 * kAhead < n) {
         if (const uint32_t r = b_of[i + 2 * kAhead]; r != kNone) {
           prefetch_offset(b, r);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "detail/interner.h"
+#include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/random.h"
 
@@ -180,7 +181,10 @@ void draw_stratum(Sampler& s, Population pop, uint64_t n, uint8_t stratum, uint6
                                     : "no pairs to draw: Base and Exp cluster the common items "
                                       "identically");
   detail::Random rng(seed);
-  for (uint64_t d = 0; d < n; ++d) s.draw(cum, pop, stratum, rng, out);
+  for (uint64_t d = 0; d < n; ++d) {
+    detail::poll_every(d);
+    s.draw(cum, pop, stratum, rng, out);
+  }
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "clusterscore/comparison.h"
 #include "clusterscore/error.h"
 #include "clusterscore/estimate.h"
+#include "clusterscore/interrupt.h"
 #include "clusterscore/sampling.h"
 
 namespace nb = nanobind;
@@ -445,9 +446,22 @@ nb::dict contributions_dict(nb::handle values, const Array<uint8_t>& kind,
   return d;
 }
 
+// A signal's exception (KeyboardInterrupt for Ctrl-C), raised by its Python handler when
+// the core polled, held until the Interrupted it became is translated back.
+PyObject *signal_type = nullptr, *signal_value = nullptr, *signal_traceback = nullptr;
+
+// The core's InterruptCheck: runs pending signal handlers (the calls release the GIL).
+bool python_signal_raised() noexcept {
+  nb::gil_scoped_acquire gil;
+  if (PyErr_CheckSignals() == 0) return false;
+  PyErr_Fetch(&signal_type, &signal_value, &signal_traceback);
+  return true;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
+  set_interrupt_check(&python_signal_raised);
   static nb::object input_error =
       nb::steal(PyErr_NewException("clusterscore._core.InputError", PyExc_ValueError, nullptr));
   m.attr("InputError") = input_error;
@@ -457,6 +471,13 @@ NB_MODULE(_core, m) {
     } catch (const InputError& e) {
       nb::object args = nb::make_tuple(e.what(), e.source(), e.row());
       PyErr_SetObject(input_error.ptr(), args.ptr());
+    } catch (const Interrupted&) {
+      if (signal_type == nullptr) {
+        PyErr_SetNone(PyExc_KeyboardInterrupt);
+        return;
+      }
+      PyErr_Restore(signal_type, signal_value, signal_traceback);
+      signal_type = signal_value = signal_traceback = nullptr;
     }
   });
 

@@ -1,4 +1,5 @@
 #include "detail/assignment.h"
+#include "detail/interrupt.h"
 
 #include <algorithm>
 #include <cmath>
@@ -59,7 +60,8 @@ void auction_phase(const Doubled& d, double eps, std::vector<double>& price,
   std::fill(assigned.begin(), assigned.end(), kFree);
   std::deque<uint32_t> waiting;
   for (uint32_t i = 0; i < n; ++i) waiting.push_back(i);
-  while (!waiting.empty()) {
+  for (size_t bids = 0; !waiting.empty(); ++bids) {
+    poll_every(bids);
     const uint32_t i = waiting.front();
     waiting.pop_front();
     double v1 = -std::numeric_limits<double>::infinity(), v2 = v1;

@@ -11,8 +11,10 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _core
+from ._comparison import reading
 from ._evaluate import Evaluation
 from ._io import load_clustering, load_items
+from ._progress import step
 
 _COLUMNS = ["value_a", "value_b", "delta", "std_error", "ci_low", "ci_high", "resamples"]
 
@@ -64,8 +66,10 @@ class RunComparison:
         self._options = (resamples, seed, confidence)
         named = run_names(runs)
         # Read once, then shared: with files, every run would read the truth and items again.
-        truth = load_clustering(truth, "truth", item_col, cluster_col)
-        items = None if items is None else load_items(items, item_col, weight_col)
+        with reading(truth, "truth"):
+            truth = load_clustering(truth, "truth", item_col, cluster_col)
+        with reading(items, "items"):
+            items = None if items is None else load_items(items, item_col, weight_col)
         cols = {"item_col": item_col, "cluster_col": cluster_col, "weight_col": weight_col}
         self.evaluations: dict[str, Evaluation] = {
             name: Evaluation(truth, run, items, **cols) for name, run in named.items()
@@ -88,7 +92,8 @@ class RunComparison:
                 _core.truth_cluster_sums(e._core, g)
                 for e, (g, _) in zip(evals, groupings, strict=True)
             ]
-        d = _core.paired_bootstrap(sums, *self._options)
+        with step(f"bootstrap ({self._options[0]:,} resamples)"):
+            d = _core.paired_bootstrap(sums, *self._options)
         # Every run groups the same items table the same way: the first run's labels serve.
         labels = {} if column is None else groupings[0][1](d["group"])
         names = self.runs

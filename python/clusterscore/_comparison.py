@@ -3,7 +3,9 @@ handing them to the C++ core, and presenting its tables as dicts and DataFrames.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -12,8 +14,17 @@ import pyarrow as pa
 
 from . import _arrays, _core
 from ._io import Source, item_id_arrays, load_clustering, load_items
+from ._progress import step
 
 _NONE = 0xFFFFFFFF
+
+
+def reading(obj: Any, role: str) -> AbstractContextManager:
+    """The progress step of reading `obj`: named by its file, or by its role for input in
+    memory; none for input already read (one truth shared by several runs)."""
+    if obj is None or isinstance(obj, Source):
+        return nullcontext()
+    return step(f"reading {obj if isinstance(obj, (str, os.PathLike)) else role}")
 
 
 class Comparison:
@@ -35,9 +46,12 @@ class Comparison:
     ) -> None:
         ra, rb = self._roles
         self._item_col, self._cluster_col, self._weight_col = item_col, cluster_col, weight_col
-        self._a = load_clustering(a, ra, item_col, cluster_col)
-        self._b = load_clustering(b, rb, item_col, cluster_col)
-        self._items = None if items is None else load_items(items, item_col, weight_col)
+        with reading(a, ra):
+            self._a = load_clustering(a, ra, item_col, cluster_col)
+        with reading(b, rb):
+            self._b = load_clustering(b, rb, item_col, cluster_col)
+        with reading(items, "items"):
+            self._items = None if items is None else load_items(items, item_col, weight_col)
         id_cols = [self._a.table.column(item_col), self._b.table.column(item_col)]
         if self._items is not None:
             id_cols.append(self._items.table.column(item_col))
@@ -47,7 +61,7 @@ class Comparison:
             items_arg = _arrays.id_tuple(ids[2])
             if weight_col in self._items.table.column_names:
                 weights = _arrays.float_array(self._items.table.column(weight_col))
-        with self._errors():
+        with self._errors(), step("joining and building cells"):
             self._core = _core.Comparison(
                 ra,
                 _arrays.id_tuple(ids[0]),

@@ -7,6 +7,7 @@ from typing import Any
 
 from . import _core
 from ._comparison import Comparison
+from ._progress import step
 
 
 class Evaluation(Comparison):
@@ -29,7 +30,8 @@ class Evaluation(Comparison):
     def _classic_scores(self) -> dict[str, float | None]:
         # Computed once: at 1e7 items a call takes ~0.8 s, and the CLI both prints and
         # writes them.
-        scores = self._core.classic()
+        with step("classic metrics"):
+            scores = self._core.classic()
         scores.pop("pair_confusion_matrix")
         return scores
 

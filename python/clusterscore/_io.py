@@ -7,6 +7,7 @@ Every problem is reported as a ValueError that names the file (or input), the li
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,15 +54,6 @@ def _csv_line_of_row(path: Path, row: int) -> int:
     return row + 2
 
 
-def _find_line(path: Path, text: str) -> int | str:
-    """1-based number of the first line reading `text` (the reader did not say which)."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for number, line in enumerate(f, start=1):
-            if line.rstrip("\r\n") == text:
-                return number
-    return "?"
-
-
 def _suffix(path: Path) -> str:
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSED:
@@ -85,8 +77,9 @@ def read_file(path: str | os.PathLike, string_columns: tuple[str, ...] = ()) -> 
     if ext in _PARQUET:
         try:
             table = _read_parquet(p)
-        except (pa.ArrowException, OSError) as e:
-            raise ValueError(f"{p}: not a readable Parquet file ({e})") from None
+            table.column_names  # noqa: B018 (decodes the names, which may not be text)
+        except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
+            raise ValueError(f"{p}: not a readable Parquet file ({short(e)})") from None
         return Source(table, str(p), "parquet", p)
     if ext in _CSV:
         return Source(_read_csv(p, _CSV[ext], string_columns), str(p), "csv", p)
@@ -144,17 +137,21 @@ def _read_parquet(p: Path) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def short(e: BaseException, limit: int = 160) -> str:
+    """An error from a library as one short line: its first line, cut at `limit`."""
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Table:
-    bad: list[Any] = []
-
-    def on_invalid(row: Any) -> str:
-        bad.append(row)
-        return "skip"
-
+    # No invalid_row_handler: a Python callable held by Arrow's reader threads was
+    # released by one of them while the interpreter finalized, which aborted the process
+    # at exit (apache/arrow#34314). A bad row is located by a scan of our own instead.
+    kind = "TSV" if delimiter == "\t" else "CSV"
     try:
         table = pacsv.read_csv(
             p,
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_invalid),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(
                 column_types={c: pa.string() for c in string_columns},
                 # Only an empty field is missing: an item may well be called "NA".
@@ -162,17 +159,58 @@ def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Ta
                 strings_can_be_null=True,
             ),
         )
-    except pa.ArrowInvalid as e:
-        kind = "TSV" if delimiter == "\t" else "CSV"
-        raise ValueError(f"{p}: cannot parse as {kind}: {e}") from None
-    if bad:
-        row = min(bad, key=lambda r: r.number if r.number is not None else 1 << 62)
-        number = row.number if row.number is not None else _find_line(p, row.text)
-        raise ValueError(
-            f"{p} line {number}: expected {row.expected_columns} fields,"
-            f" found {row.actual_columns}: {row.text!r}"
-        )
-    return table
+        table.column_names  # noqa: B018 (decodes the names: the header may not be text)
+        return table
+    except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
+        bad = _first_bad_row(p, delimiter)
+        if bad is not None:
+            raise ValueError(bad) from None
+        raise ValueError(f"{p}: cannot read as {kind}: {short(e)}") from None
+
+
+def _first_bad_row(p: Path, delimiter: str) -> str | None:
+    """'<file> line N: ...' for the first line that is not UTF-8 text or whose number of
+    fields differs from the header's; None if every line reads."""
+    import csv
+
+    number = 0
+
+    def lines() -> Iterator[str]:
+        nonlocal number
+        with pa.input_stream(str(p), compression="detect") as stream:
+            rest = b""
+            while chunk := stream.read(1 << 20):
+                *whole, rest = (rest + chunk).split(b"\n")
+                for raw in whole:
+                    number += 1
+                    yield raw.decode("utf-8") + "\n"
+            if rest:
+                number += 1
+                yield rest.decode("utf-8")
+
+    try:
+        reader = csv.reader(lines(), delimiter=delimiter, strict=True)
+        expected = None
+        for row in reader:
+            if not row:
+                continue
+            if expected is None:
+                expected = len(row)
+            elif len(row) != expected:
+                shown = delimiter.join(row)
+                shown = shown if len(shown) <= 80 else shown[:79] + "…"
+                return (
+                    f"{p} line {reader.line_num}: expected {expected} fields,"
+                    f" found {len(row)}: {shown!r}"
+                )
+    except UnicodeDecodeError:
+        return f"{p} line {number}: not UTF-8 text"
+    except csv.Error as e:
+        return f"{p} line {number}: {short(e, 80)}"
+    except (pa.ArrowException, OSError, EOFError) as e:
+        after = f" after line {number}" if number else ""
+        return f"{p}: cannot be read to its end{after} ({short(e, 100)})"
+    return None
 
 
 def _from_memory(obj: Any, name: str) -> pa.Table | None:

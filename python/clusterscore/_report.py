@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 from collections.abc import Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -50,12 +51,20 @@ def fmt4(value: Any) -> str:
 _FILE_WIDTH = 160
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """The reader of the output has gone (`| head`): the rest is dropped quietly and
+        the command goes on (to write --out), where rich would exit with status 1."""
+        silence_stdout()
+        self.quiet = True
+
+
 def console() -> Console:
     """The console reports print to: the terminal's width, or a wide one for files and
     pipes (unless COLUMNS says otherwise)."""
-    c = Console()
+    c = _Console()
     if not c.is_terminal and "COLUMNS" not in os.environ:
-        c = Console(width=_FILE_WIDTH)
+        c = _Console(width=_FILE_WIDTH)
     return c
 
 
@@ -207,3 +216,11 @@ def print_all(console: Console, *renderables: Any) -> None:
     for r in renderables:
         console.print(r)
         console.print()
+
+
+def silence_stdout() -> None:
+    """Points standard output at /dev/null, so that later prints and the flush at exit
+    do not fail on a closed pipe."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)

@@ -59,13 +59,15 @@ class PairSample:
 
     # -- files ------------------------------------------------------------------------------
 
-    def save(self, path: str | Path) -> None:
-        """Parquet (metadata in the file) or CSV (metadata in `<path>.meta.json`)."""
+    def save(self, path: str | Path, *, meta_path: str | Path | None = None) -> None:
+        """Parquet (metadata in the file) or CSV (metadata in `meta_path`, by default
+        `<path>.meta.json`)."""
         p = Path(path)
         meta = dict(self.meta, checksum=_checksum(self._table))
         if p.suffix.lower() == ".csv":
             pacsv.write_csv(self._table, p)
-            Path(str(p) + ".meta.json").write_text(json.dumps(meta, indent=2) + "\n")
+            meta_file = Path(meta_path) if meta_path is not None else Path(str(p) + ".meta.json")
+            meta_file.write_text(json.dumps(meta, indent=2) + "\n")
             return
         schema = self._table.schema.with_metadata({"clusterscore": json.dumps(meta)})
         pq.write_table(self._table.cast(schema), p)

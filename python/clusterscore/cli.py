@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import gc
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.table import Table
 
+from . import _progress as progress
 from . import _report as report
 from ._compare import RunComparison
 from ._comparison import Comparison
 from ._diff import Diff
 from ._evaluate import Evaluation
+from ._output import StagedDir, StagedFiles
 from ._sample import estimate as estimate_pairs
 from ._sample import load_sample, sample_from_diff
 
@@ -43,11 +47,41 @@ OutOpt = Annotated[
         "--out", help="Directory to write summary.json and Parquet tables to (created if needed)."
     ),
 ]
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet", "-q", help="No progress lines on stderr (they appear only on a terminal)."
+    ),
+]
 ItemColOpt = Annotated[str, typer.Option("--item-col", help="Name of the item id column.")]
 ClusterColOpt = Annotated[str, typer.Option("--cluster-col", help="Name of the cluster id column.")]
 WeightColOpt = Annotated[
     str, typer.Option("--weight-col", help="Name of the weight column of the items table.")
 ]
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def command(fn: F) -> F:
+    """A subcommand that shows its progress unless --quiet, and that ends on Ctrl-C with
+    status 130 and one line, having removed whatever it was writing."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            with progress.shown(not kwargs.get("quiet", False)):
+                return fn(*args, **kwargs)
+        except KeyboardInterrupt:
+            print("interrupted", file=sys.stderr)
+            raise SystemExit(130) from None
+
+    return app.command(fn.__name__)(run)  # type: ignore[return-value]
+
+
+def staged(out: Path | None) -> StagedDir | None:
+    """--out, checked now (before the work) and written out of sight until complete."""
+    return None if out is None else StagedDir(out)
 
 
 @app.callback()
@@ -56,7 +90,7 @@ def _main() -> None:
     with columns item_id and cluster_id (see --item-col, --cluster-col)."""
 
 
-@app.command()
+@command
 def evaluate(
     truth: Annotated[Path, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
     actual: Annotated[Path, typer.Argument(help="Clustering to score: item_id, cluster_id.")],
@@ -66,9 +100,19 @@ def evaluate(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    classic: Annotated[
+        bool,
+        typer.Option(
+            "--classic",
+            help="Also compute the classic metrics (ARI, NMI, V-measure, clustering error...)"
+            " on the common items.",
+        ),
+    ] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Score ACTUAL against TRUTH: coverage, overall pointwise metrics (precision, recall,
     Jaccard...), per-slice tables, and the truth and actual clusters that lose the most."""
+    staging = staged(out)
     result = Evaluation(
         truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
     )
@@ -78,8 +122,9 @@ def evaluate(
     shown = [
         report.coverage_table(result.coverage, result._roles),
         report.kv_table("Overall (weighted means over common items)", result.overall),
-        report.kv_table("Classic metrics (common items, unweighted)", result.classic),
     ]
+    if classic:
+        shown.append(report.kv_table("Classic metrics (common items, unweighted)", result.classic))
     for name, table in slices.items():
         df = table.to_pandas()
         shown.append(report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name]))
@@ -102,14 +147,16 @@ def evaluate(
             labels=["cluster_id"],
         )
     )
+    progress.done()
     report.print_all(console, *shown)
-    if out is not None:
-        extra = {"classic": result.classic}
-        _write(out, result, slices, {"per_item": result.per_item_batches()}, clusters, extra)
+    if staging is not None:
+        extra = {"classic": result.classic} if classic else {}
+        with staging as tmp, progress.step(f"writing {out}"):
+            _write(tmp, result, slices, {"per_item": result.per_item_batches()}, clusters, extra)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
-@app.command()
+@command
 def compare(
     truth: Annotated[Path, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
     runs: Annotated[
@@ -128,10 +175,12 @@ def compare(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    quiet: QuietOpt = False,
 ) -> None:
     """Score every RUN against TRUTH and compare each pair: the delta (second − first) of
     every overall and per-slice metric, with a standard error and an interval from a
     paired bootstrap that resamples the truth's clusters (the same draws for every run)."""
+    staging = staged(out)
     result = RunComparison(
         truth,
         [str(r) for r in runs],
@@ -163,9 +212,9 @@ def compare(
                 report.frame_table(title, part, [name, *cols], labels=[name, "metric"], **compact)
             )
     console = report.console()
+    progress.done()
     report.print_all(console, *shown)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+    if staging is not None:
         summary = {
             "runs": result.runs,
             "options": {"resamples": resamples, "seed": seed, "confidence": confidence},
@@ -174,14 +223,15 @@ def compare(
             "deltas": report.records(overall),
             "slices": {name: report.records(t) for name, t in slices.items()},
         }
-        report.write_json(out / "summary.json", summary)
-        report.write_parquet(out / "deltas.parquet", overall)
-        for name, table in slices.items():
-            report.write_parquet(out / f"deltas_{name}.parquet", table)
+        with staging as tmp, progress.step(f"writing {out}"):
+            report.write_json(tmp / "summary.json", summary)
+            report.write_parquet(tmp / "deltas.parquet", overall)
+            for name, table in slices.items():
+                report.write_parquet(tmp / f"deltas_{name}.parquet", table)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
-@app.command()
+@command
 def diff(
     base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
     exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
@@ -191,9 +241,11 @@ def diff(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    quiet: QuietOpt = False,
 ) -> None:
     """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
     rates, affected items, per-slice tables, and the clusters that changed the most."""
+    staging = staged(out)
     result = Diff(
         base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
     )
@@ -230,14 +282,16 @@ def diff(
             labels=["base_cluster", "exp_cluster"],
         )
     )
+    progress.done()
     report.print_all(console := report.console(), *shown)
-    if out is not None:
-        tables = {"per_item": result.per_item_batches(), "flows": result.flows_table()}
-        _write(out, result, slices, tables, clusters)
+    if staging is not None:
+        with staging as tmp, progress.step(f"writing {out}"):
+            tables = {"per_item": result.per_item_batches(), "flows": result.flows_table()}
+            _write(tmp, result, slices, tables, clusters)
         console.print(f"wrote {out}/summary.json and Parquet tables")
 
 
-@app.command()
+@command
 def sample(
     base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
     exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
@@ -259,16 +313,23 @@ def sample(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    quiet: QuietOpt = False,
 ) -> None:
     """Draw pairs of items to judge, in proportion to their weight in the difference between
     BASE and EXP. Writes the sample (OUT) and, beside it, OUT-stem.raters.csv: both items'
     attributes side by side and an empty verdict column (same / different / unsure)."""
-    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    s = sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    s.save(out)
     raters = out.with_name(out.stem + ".raters.csv")
-    s.save_for_raters(raters)
+    written = [out, raters]
+    if out.suffix.lower() == ".csv":
+        written.append(Path(str(out) + ".meta.json"))
+    staging = StagedFiles(*written)
+    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    with progress.step(f"drawing {pairs:,} pairs"):
+        s = sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+    with staging as tmp, progress.step(f"writing {out}"):
+        s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
+        s.save_for_raters(tmp[1])
+    progress.done()
     console = report.console()
     console.print(
         report.kv_table(
@@ -281,7 +342,7 @@ def sample(
     console.print(f"wrote {out} and {raters}")
 
 
-@app.command()
+@command
 def estimate(
     sample_file: Annotated[Path, typer.Argument(help="Sample written by `clusterscore sample`.")],
     verdicts: Annotated[
@@ -291,12 +352,14 @@ def estimate(
     json_out: Annotated[
         bool, typer.Option("--json", help="Print JSON instead of a table.")
     ] = False,
+    quiet: QuietOpt = False,
 ) -> None:
     """Estimate how good the difference is from judged pairs: good and bad split and merge
     distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
     error and a 95% confidence interval."""
     s = load_sample(sample_file)
     result = estimate_pairs(s, verdicts)
+    progress.done()
     if json_out:
         import json
 

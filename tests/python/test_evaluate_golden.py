@@ -105,9 +105,11 @@ def test_cli_writes_summary_and_tables(tmp_path, figure2, run_cli):
         "part",
         "--out",
         out,
+        "--classic",
     )
     assert proc.returncode == 0, proc.stderr
     assert "precision" in proc.stdout and "Coverage" in proc.stdout
+    assert "Classic metrics" in proc.stdout
     summary = json.loads((out / "summary.json").read_text())
     close(summary["overall"], OVERALL)
     assert set(summary) == {"coverage", "overall", "slices", "classic"}

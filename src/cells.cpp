@@ -1,6 +1,8 @@
 #include "clusterscore/cells.h"
 
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 #include "detail/interner.h"
 #include "detail/kahan.h"
@@ -404,9 +406,19 @@ CellTable cells_from_lists(size_t n_rows, size_t n_cols, const std::vector<uint3
   if (col.size() != n || count.size() != n || weight.size() != n || weight_sq.size() != n)
     throw std::invalid_argument("clusterscore: cell lists differ in length");
   CellBuilder b;
+  uint64_t total = 0;
   for (size_t k = 0; k < n; ++k) {
     if (row[k] >= n_rows || col[k] >= n_cols)
-      throw std::invalid_argument("clusterscore: cell row or column out of range");
+      throw std::invalid_argument("cell " + std::to_string(k) + ": row or column out of range");
+    if (count[k] == 0)
+      throw std::invalid_argument("cell " + std::to_string(k) + ": count 0 (a cell holds items)");
+    if (__builtin_add_overflow(total, count[k], &total))
+      throw std::invalid_argument("cell " + std::to_string(k) +
+                                  ": the counts sum past 2^64 - 1 items");
+    if (!std::isfinite(weight[k]) || weight[k] <= 0 || !std::isfinite(weight_sq[k]) ||
+        weight_sq[k] < 0)
+      throw std::invalid_argument("cell " + std::to_string(k) +
+                                  ": its weights must be finite, Σw > 0 and Σw² ≥ 0");
     b.add(row[k], col[k], count[k], weight[k], weight_sq[k]);
   }
   return b.finish(n_rows, n_cols);

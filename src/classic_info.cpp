@@ -97,6 +97,15 @@ void information_scores(const CellTable& c, const ClassicOptions& o, ClassicScor
   } else {
     const double emi = expected_mutual_information(c);
     double den = average(h_true, h_pred, o.average) - emi;
+    // 0/0: the same partition twice is perfect agreement (1, as scikit-learn's clamped
+    // quotient gives); otherwise (e.g. one labeling all singletons with the "min" average:
+    // MI, its expectation and the normaliser are all one entropy) there is no value, where
+    // scikit-learn returns whatever the rounding left (2.0, 0.857...).
+    const double tiny = 1e-10 * std::max({h_true, h_pred, 1e-300});
+    if (std::fabs(den) <= tiny && std::fabs(mi - emi) <= tiny) {
+      if (c.size() == k && c.size() == q) s->adjusted_mutual_info_score = 1.0;
+      return;
+    }
     den = den < 0 ? std::min(den, -DBL_EPSILON) : std::max(den, DBL_EPSILON);
     double num = mi - emi;
     num = num < 0 ? std::min(num, -DBL_EPSILON) : std::max(num, DBL_EPSILON);

@@ -19,6 +19,18 @@ from ._progress import step
 _NONE = 0xFFFFFFFF
 
 
+def _require_finite_total(items: Source, column: str, weights: np.ndarray) -> None:
+    """Sums of weights are reported (coverage, each group's weight): they must be numbers.
+    Bad single weights are the core's to report, with their row."""
+    finite = weights[np.isfinite(weights)]
+    # A margin of 4: the core's compensated sums must not overflow on the way either.
+    if len(finite) and not np.isfinite(np.sum(finite) * 4.0):
+        raise ValueError(
+            f"{items.name}: the weights in {column!r} sum past a quarter of the largest number a double"
+            f" holds (~1.8e308); divide them all by one constant (the metrics stay the same)"
+        )
+
+
 def reading(obj: Any, role: str) -> AbstractContextManager:
     """The progress step of reading `obj`: named by its file, or by its role for input in
     memory; none for input already read (one truth shared by several runs)."""
@@ -61,6 +73,7 @@ class Comparison:
             items_arg = _arrays.id_tuple(ids[2])
             if weight_col in self._items.table.column_names:
                 weights = _arrays.float_array(self._items.table.column(weight_col))
+                _require_finite_total(self._items, weight_col, weights)
         with self._errors(), step("joining and building cells"):
             self._core = _core.Comparison(
                 ra,

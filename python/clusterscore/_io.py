@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 
 from . import _arrays
 
+DEFAULT_WEIGHT_COL = "weight"
 _CSV = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = {".parquet", ".pq"}
 _COMPRESSED = {".gz", ".bz2", ".zst", ".lz4"}
@@ -236,14 +237,40 @@ def load_table(obj: Any, name: str, string_columns: tuple[str, ...] = ()) -> Sou
     if isinstance(obj, Source):
         return obj
     if isinstance(obj, (str, os.PathLike)):
-        return read_file(obj, string_columns)
-    table = _from_memory(obj, name)
-    if table is None:
-        raise ValueError(
-            f"{name}: expected a file path, a pandas or polars DataFrame, a pyarrow Table or a"
-            f" dict {{item: cluster}}, got {type(obj).__name__}"
-        )
-    return Source(table, name, "memory")
+        src = read_file(obj, string_columns)
+    else:
+        table = _from_memory(obj, name)
+        if table is None:
+            raise ValueError(
+                f"{name}: expected a file path, a pandas or polars DataFrame, a pyarrow Table"
+                f" or a dict {{item: cluster}}, got {type(obj).__name__}"
+            )
+        src = Source(table, name, "memory")
+    _require_unique_columns(src)
+    return src
+
+
+def _require_unique_columns(src: Source) -> None:
+    seen: set[str] = set()
+    for c in src.table.column_names:
+        if c in seen:
+            where = f"{src.name} line 1" if src.kind == "csv" else src.name
+            raise ValueError(f"{where}: column {c!r} appears twice")
+        seen.add(c)
+
+
+def require_id_column(src: Source, column: str) -> None:
+    """Ids and cluster ids are numbers or text: not lists or structs, and never NaN."""
+    t = src.table.column(column).type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    if pa.types.is_nested(t) or pa.types.is_null(t):
+        raise ValueError(f"{src.name}: column {column!r} holds {t}; ids must be numbers or text")
+    if pa.types.is_floating(t):
+        isnan = pc.is_nan(src.table.column(column))
+        if pc.any(isnan).as_py():
+            row = pc.index(isnan, True).as_py()
+            raise ValueError(f"{src.where(row)}: {column} is NaN; ids must be values")
 
 
 def _dict_table(d: dict, item_col: str, cluster_col: str) -> pa.Table:
@@ -282,6 +309,8 @@ def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Sou
     require_rows(src)
     require_no_nulls(src, item_col)
     require_no_nulls(src, cluster_col)
+    require_id_column(src, item_col)
+    require_id_column(src, cluster_col)
     return src
 
 
@@ -290,9 +319,14 @@ def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
     require_columns(src, [item_col], "name the item column with item_col")
     require_rows(src)
     require_no_nulls(src, item_col)
+    require_id_column(src, item_col)
     if weight_col in src.table.column_names:
         require_no_nulls(src, weight_col)
         _require_numeric(src, weight_col)
+    elif weight_col != DEFAULT_WEIGHT_COL:
+        # Only the default name may be absent (every weight is then 1): another name is a
+        # request for that column, and a typo must not weigh every item 1.
+        require_columns(src, [weight_col], "name the weight column with weight_col")
     return src
 
 

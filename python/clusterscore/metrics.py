@@ -51,20 +51,37 @@ def _label_tuple(arr: np.ndarray) -> tuple:
     """Labels → the C++ id column: integers as int64, floats by value, the rest as text."""
     kind = arr.dtype.kind
     if kind in "iub":
+        if kind == "u" and arr.dtype.itemsize == 8 and len(arr) and arr.max() >= 2**63:
+            return _label_tuple(arr.astype(str))  # beyond int64: opaque labels, as text
         return ("int64", np.ascontiguousarray(arr).astype(np.int64, copy=False), None, None)
     if kind == "f":
         values = np.ascontiguousarray(arr, dtype=np.float64) + 0.0  # -0.0 and 0.0 are one label
         return ("int64", values.view(np.int64), None, None)
     try:
         text = pa.array(arr, type=pa.string()) if kind in "US" else pa.array(arr.tolist())
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):  # e.g. ints beyond 2^64
         text = pa.array([str(x) for x in arr.tolist()], type=pa.string())
     return _arrays.id_tuple(_arrays.normalize_ids(text, as_string=True))
+
+
+def _no_nan(arr: np.ndarray, name: str) -> None:
+    """NaN is not a label (NaN ≠ NaN, and NaNs differ by sign and payload): an error,
+    as in scikit-learn."""
+    if arr.dtype.kind == "f":
+        bad = np.isnan(arr)
+    elif arr.dtype.kind == "O":
+        bad = np.array([isinstance(x, float) and x != x for x in arr], dtype=bool)
+    else:
+        return
+    if bad.any():
+        raise ValueError(f"{name}[{int(np.flatnonzero(bad)[0])}] is NaN: labels must be values")
 
 
 def _check(labels_true: Any, labels_pred: Any) -> tuple[np.ndarray, np.ndarray]:
     t = _as_1d(labels_true, "labels_true")
     p = _as_1d(labels_pred, "labels_pred")
+    _no_nan(t, "labels_true")
+    _no_nan(p, "labels_pred")
     if len(t) != len(p):
         raise ValueError(
             f"Found input variables with inconsistent numbers of samples: [{len(t)}, {len(p)}]"
@@ -85,6 +102,22 @@ def _weights(sample_weight: Any, n: int) -> np.ndarray | None:
     return w
 
 
+# Weights whose largest is beyond 2^±200 are divided by a power of two (exactly) first:
+# the pair metrics sum products w(i)·w(j), which overflow near 1e154 and underflow near
+# 1e-154, and every metric is a ratio that the scale leaves unchanged.
+_EXTREME = 200
+
+
+def _scaled(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
+    """(w / 2^e, e) with e = 0 unless w's largest value is extreme."""
+    if w is None or len(w) == 0:
+        return w, 0
+    exponent = int(np.frexp(w.max())[1])
+    if abs(exponent) <= _EXTREME:
+        return w, 0
+    return np.ldexp(w, -exponent), exponent
+
+
 def _average(method: str) -> Any:
     if method not in _AVERAGES:
         raise ValueError("'average_method' must be 'min', 'geometric', 'arithmetic', or 'max'")
@@ -102,10 +135,15 @@ def _scores(
     matching: bool = False,
 ) -> dict:
     t, p = _check(labels_true, labels_pred)
-    w = _weights(sample_weight, len(t))
-    return _core.classic_from_labels(
+    w, exponent = _scaled(_weights(sample_weight, len(t)))
+    scores = _core.classic_from_labels(
         _label_tuple(t), _label_tuple(p), w, _average(average_method), float(beta), ami, matching
     )
+    if exponent:  # weighted pair counts are reported in the weights' own scale
+        scores["pair_confusion_matrix"] = [
+            float(np.ldexp(x, 2 * exponent)) for x in scores["pair_confusion_matrix"]
+        ]
+    return scores
 
 
 # -- pair counting --------------------------------------------------------------------------
@@ -239,18 +277,45 @@ def scores_from_cells(rows, cols, counts, weights=None, weights_sq=None) -> dict
     """Every metric from a cell table given as parallel lists: (truth cluster index, predicted
     cluster index, item count[, Σw, Σw²]) — e.g. computed by a distributed engine. Repeated
     (row, col) pairs are added up. Weighted metrics when `weights` is given."""
-    rows = np.asarray(rows, dtype=np.uint32)
-    cols = np.asarray(cols, dtype=np.uint32)
-    counts = np.asarray(counts, dtype=np.uint64)
+    # Indices are names only: renumbered densely, so that a large index costs nothing.
+    n_rows, rows = _dense_index(rows, "rows")
+    n_cols, cols = _dense_index(cols, "cols")
+    counts = _whole_numbers(counts, "counts")
+    if not len(rows) == len(cols) == len(counts):
+        raise ValueError(f"rows, cols and counts differ in length: {len(rows)}, {len(cols)},"
+                         f" {len(counts)}")  # fmt: skip
     weighted = weights is not None
     w = np.asarray(weights if weighted else counts, dtype=np.float64)
     w2 = np.asarray(weights_sq if weights_sq is not None else w, dtype=np.float64)
-    n_rows = int(rows.max()) + 1 if len(rows) else 0
-    n_cols = int(cols.max()) + 1 if len(cols) else 0
     return _core.classic_from_cells(
         n_rows, n_cols, rows, cols, counts, w, w2, weighted, _core.Average.arithmetic, 1.0,
         not weighted, True,
     )  # fmt: skip
+
+
+def _dense_index(values: Any, name: str) -> tuple[int, np.ndarray]:
+    codes = _whole_numbers(values, name)
+    unique, dense = np.unique(codes, return_inverse=True)
+    return len(unique), dense.astype(np.uint32)
+
+
+def _whole_numbers(values: Any, name: str) -> np.ndarray:
+    """`values` as uint64, or a ValueError naming the first that is not a whole number ≥ 0
+    (a negative count would otherwise wrap to 2^64 − 1)."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1D: shape is {arr.shape!r}")
+    if arr.dtype.kind == "O":
+        arr = np.array([int(x) if isinstance(x, (int, np.integer)) else x for x in arr])
+    if arr.dtype.kind not in "iuf" and len(arr):
+        raise ValueError(f"{name} must be whole numbers, got {arr.dtype}")
+    if arr.dtype.kind == "u":
+        return arr.astype(np.uint64)
+    bad = ~np.isfinite(arr) | (arr < 0) | (arr != np.floor(arr)) | (arr >= 2.0**64)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{name}[{i}] = {arr[i]!r} is not a whole number in [0, 2^64)")
+    return arr.astype(np.uint64)
 
 
 def scores_from_contingency(contingency) -> dict:

@@ -261,7 +261,7 @@ class Aggregator {
     {
       detail::LineScatter<Rec> to(order.data(), next);
       for (size_t u = 0; u < n; ++u) {
-      detail::poll_every(u);
+        detail::poll_every(u);
         if (skip(u)) continue;
         const size_t p = u_.group[u] >> bits;
         to.put(p, next[p]++, record<Rec>(u));

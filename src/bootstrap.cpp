@@ -7,11 +7,11 @@
 
 #include "clusterscore/pointwise.h"
 #include "detail/interner.h"
+#include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/random.h"
 #include "detail/simd.h"
-#include "detail/interrupt.h"
 
 // Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
 // crossed, whatever -Wpsabi says of the baseline clone.

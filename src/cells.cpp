@@ -5,10 +5,10 @@
 #include <string>
 
 #include "detail/interner.h"
+#include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/line_scatter.h"
 #include "detail/prefetch.h"
-#include "detail/interrupt.h"
 
 namespace clusterscore {
 namespace {

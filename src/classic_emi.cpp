@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "clusterscore/classic.h"
+#include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/simd.h"
-#include "detail/interrupt.h"
 
 // Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
 // crossed, whatever -Wpsabi says of the baseline clone.

@@ -6,9 +6,9 @@
 #include "clusterscore/pointwise.h"
 #include "detail/intern_column.h"
 #include "detail/interner.h"
+#include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/prefetch.h"
-#include "detail/interrupt.h"
 
 namespace clusterscore {
 namespace {

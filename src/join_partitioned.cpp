@@ -21,10 +21,10 @@
 
 #include "detail/hash.h"
 #include "detail/intern_column.h"
+#include "detail/interrupt.h"
 #include "detail/line_scatter.h"
 #include "detail/prefetch.h"
 #include "join_parts.h"
-#include "detail/interrupt.h"
 
 namespace clusterscore::join_detail {
 namespace {

@@ -26,8 +26,8 @@ def _require_finite_total(items: Source, column: str, weights: np.ndarray) -> No
     # A margin of 4: the core's compensated sums must not overflow on the way either.
     if len(finite) and not np.isfinite(np.sum(finite) * 4.0):
         raise ValueError(
-            f"{items.name}: the weights in {column!r} sum past a quarter of the largest number a double"
-            f" holds (~1.8e308); divide them all by one constant (the metrics stay the same)"
+            f"{items.name}: the weights in {column!r} sum past a quarter of the largest double"
+            f" (~1.8e308); divide them all by one constant (the metrics stay the same)"
         )
 
 

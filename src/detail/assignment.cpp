@@ -1,10 +1,11 @@
 #include "detail/assignment.h"
-#include "detail/interrupt.h"
 
 #include <algorithm>
 #include <cmath>
 #include <deque>
 #include <limits>
+
+#include "detail/interrupt.h"
 
 namespace clusterscore::detail {
 namespace {

@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "detail/interner.h"
-#include "detail/prefetch.h"
 #include "detail/interrupt.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore::detail {
 namespace {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,14 @@ import pyarrow.parquet as pq
 
 from . import _arrays, _core
 from ._diff import Diff
-from ._io import load_table
+from ._io import load_table, short
 
 KINDS = ["split", "merge", "stable", "self"]
 VERDICTS = {"same": 0, "different": 1, "unsure": 2}
 _MISSING = 3
+_MAX_DRAWS = 100_000_000
 _NONE = 0xFFFFFFFF
-_FORMAT = "clusterscore-pair-sample/1"
+_FORMAT = "clusterscore-pair-sample/2"  # /2: the checksum covers the metadata
 _CORE_COLUMNS = ["item_i", "item_j", "kind", "draws", "stratum", "U_i", "B_i", "E_i"]
 
 
@@ -63,7 +65,7 @@ class PairSample:
         """Parquet (metadata in the file) or CSV (metadata in `meta_path`, by default
         `<path>.meta.json`)."""
         p = Path(path)
-        meta = dict(self.meta, checksum=_checksum(self._table))
+        meta = dict(self.meta, checksum=_checksum(self._table, self.meta))
         if p.suffix.lower() == ".csv":
             pacsv.write_csv(self._table, p)
             meta_file = Path(meta_path) if meta_path is not None else Path(str(p) + ".meta.json")
@@ -160,6 +162,11 @@ def sample_from_diff(
     """sample_pairs on a Diff already built (to draw many samples from one diff)."""
     pairs = _count(pairs, "pairs")
     stable = _count(stable_pairs, "stable_pairs") if stable_pairs is not None else 0
+    if pairs + stable > _MAX_DRAWS:
+        raise ValueError(
+            f"{pairs + stable:,} draws asked for; at most {_MAX_DRAWS:,} (each distinct pair is"
+            " a row for raters, and a run that size would take hours)"
+        )
     if distance_only and stable_pairs is not None:
         raise ValueError("distance_only and stable_pairs exclude each other")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
@@ -241,58 +248,129 @@ def _fingerprint(d: Diff) -> str:
     return d._fingerprint_cache
 
 
-def _checksum(t: pa.Table) -> str:
-    """SHA-256 of the core columns in a canonical text form, so that the value survives
-    a CSV round trip (ids as text, counts as integers, weights exactly as hex floats)."""
+_TOTALS = ["split_distance", "merge_distance", "jaccard_distance", "affected_jaccard_index",
+           "total_weight", "diff_mass", "stable_mass"]  # fmt: skip
+_MODES = ["plain", "stratified", "distance_only"]
+# Each metadata key with the type its value must have.
+_META = {"format": str, "mode": str, "pairs": int, "stable_pairs": int, "seed": int,
+         "totals": dict, "fingerprint": str, "item_col": str, "checksum": str}  # fmt: skip
+
+
+def _checksum(t: pa.Table, meta: dict[str, Any]) -> str:
+    """SHA-256 of everything the estimate reads, in a canonical text form that survives a
+    CSV round trip (ids as text, counts as integers, weights exactly as hex floats): the
+    core columns and every metadata value but the checksum itself."""
     h = hashlib.sha256()
     for c in ("item_i", "item_j", "kind"):
         h.update("\x1f".join(str(v) for v in t.column(c).to_pylist()).encode())
+        h.update(b"\x1e")
     for c in ("draws", "stratum"):
         h.update(",".join(str(int(v)) for v in t.column(c).to_pylist()).encode())
+        h.update(b"\x1e")
     for c in ("U_i", "B_i", "E_i"):
         h.update(",".join(float(v).hex() for v in t.column(c).to_pylist()).encode())
+        h.update(b"\x1e")
+    h.update(json.dumps(_canonical({k: v for k, v in meta.items() if k != "checksum"}),
+                        sort_keys=True).encode())  # fmt: skip
     return h.hexdigest()
 
 
+def _canonical(value: Any) -> Any:
+    """Floats as exact hex text: JSON's decimal form need not round-trip every bit."""
+    if isinstance(value, dict):
+        return {k: _canonical(v) for k, v in value.items()}
+    if isinstance(value, float):
+        return value.hex()
+    return value
+
+
 def load_sample(path: str | Path) -> PairSample:
-    """Reads a sample written by PairSample.save, checking that it is whole and unedited."""
+    """Reads a sample written by PairSample.save, checking that it is whole and unedited:
+    any change to the pairs, their counts, U/B/E or the metadata is reported."""
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{p}: no such file")
-    if p.suffix.lower() == ".csv":
-        meta_path = Path(str(p) + ".meta.json")
-        if not meta_path.exists():
-            raise ValueError(f"{p}: no {meta_path.name} beside it: not a saved clusterscore sample")
-        try:
-            meta = json.loads(meta_path.read_text())
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{meta_path}: not valid JSON ({e})") from None
-        table = pacsv.read_csv(
-            p, convert_options=pacsv.ConvertOptions(
-                column_types={"item_i": pa.string(), "item_j": pa.string()}))  # fmt: skip
-    else:
-        try:
-            table = pq.read_table(p)
-        except (pa.ArrowException, OSError) as e:
-            raise ValueError(f"{p}: not a readable Parquet file ({e})") from None
-        raw = (table.schema.metadata or {}).get(b"clusterscore")
-        if raw is None:
-            raise ValueError(f"{p}: no clusterscore metadata: not a saved pair sample")
-        meta = json.loads(raw)
-        table = table.replace_schema_metadata(None)
+    if p.is_dir():
+        raise ValueError(f"{p}: is a directory, not a saved sample")
+    try:
+        table, meta = _read_sample(p)
+    except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
+        kind = "Parquet file" if p.suffix.lower() != ".csv" else "CSV sample"
+        raise ValueError(f"{p}: not a readable {kind} ({short(e).replace(str(p), 'it')})") from None
+    _validate_meta(p, meta)
     _validate(p, table, meta)
     return PairSample(table, meta)
 
 
-def _validate(p: Path, table: pa.Table, meta: dict) -> None:
+def _read_sample(p: Path) -> tuple[pa.Table, Any]:
+    if p.suffix.lower() == ".csv":
+        meta_path = Path(str(p) + ".meta.json")
+        if not meta_path.exists():
+            raise ValueError(f"{p}: no {meta_path.name} beside it: not a saved clusterscore sample")
+        meta = _json(meta_path, meta_path.read_bytes())
+        table = pacsv.read_csv(
+            p, convert_options=pacsv.ConvertOptions(
+                column_types={"item_i": pa.string(), "item_j": pa.string()}))  # fmt: skip
+        return table, meta
+    table = pq.read_table(p)
+    raw = (table.schema.metadata or {}).get(b"clusterscore")
+    if raw is None:
+        raise ValueError(f"{p}: no clusterscore metadata: not a saved pair sample")
+    return table.replace_schema_metadata(None), _json(p, raw)
+
+
+def _json(where: Path, raw: bytes) -> Any:
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{where}: the sample's metadata is not valid JSON ({short(e)})") from None
+
+
+def _validate_meta(p: Path, meta: Any) -> None:
+    """Every key present with a value of its type, before anything reads one."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"{p}: the sample's metadata is not a JSON object")
     if meta.get("format") != _FORMAT:
-        raise ValueError(f"{p}: unknown sample format {meta.get('format')!r}")
+        raise ValueError(f"{p}: unknown sample format {short_repr(meta.get('format'))}")
+    for key, kind in _META.items():
+        value = meta.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ValueError(f"{p}: metadata {key!r} is missing or not a {kind.__name__}")
+    if meta["mode"] not in _MODES:
+        raise ValueError(f"{p}: metadata 'mode' is {short_repr(meta['mode'])}; expected one of"
+                         f" {', '.join(_MODES)}")  # fmt: skip
+    for key in _TOTALS:
+        v = meta["totals"].get(key)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v):
+            raise ValueError(f"{p}: metadata totals {key!r} is missing or not a finite number")
+    extra = sorted(set(meta["totals"]) - set(_TOTALS))
+    if extra:
+        raise ValueError(f"{p}: metadata totals has unknown key(s) {', '.join(extra)}")
+
+
+def short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:59] + "…"
+
+
+def _validate(p: Path, table: pa.Table, meta: dict) -> None:
     missing = [c for c in _CORE_COLUMNS if c not in table.column_names]
     if missing:
         raise ValueError(f"{p}: missing column(s) {', '.join(missing)}")
+    for c in ("draws", "stratum"):
+        if not pa.types.is_integer(table.column(c).type):
+            raise ValueError(f"{p}: column {c!r} holds {table.column(c).type}, not integers")
+    for c in ("U_i", "B_i", "E_i"):
+        t = table.column(c).type
+        if not (pa.types.is_floating(t) or pa.types.is_integer(t)):
+            raise ValueError(f"{p}: column {c!r} holds {t}, not numbers")
+    for c in _CORE_COLUMNS:
+        if table.column(c).null_count:
+            raise ValueError(f"{p}: column {c!r} has empty values")
     kinds = set(table.column("kind").to_pylist())
     if not kinds <= set(KINDS):
-        raise ValueError(f"{p}: unknown pair kind(s) {sorted(map(str, kinds - set(KINDS)))}")
+        bad = [str(k)[:40] for k in sorted(map(str, kinds - set(KINDS)))[:3]]
+        raise ValueError(f"{p}: unknown pair kind(s) {bad}")
     draws = table.column("draws").to_numpy()
     stratum = table.column("stratum").to_numpy()
     expected = [meta["pairs"], meta["stable_pairs"]]
@@ -303,7 +381,7 @@ def _validate(p: Path, table: pa.Table, meta: dict) -> None:
                 f"{p}: stratum {s} holds {got} draws but {expected[s]} were sampled: the file is"
                 " truncated or was edited"
             )
-    if meta.get("checksum") and meta["checksum"] != _checksum(table):
+    if meta["checksum"] != _checksum(table, meta):
         raise ValueError(f"{p}: the pairs do not match the checksum saved with them: edited?")
 
 
@@ -340,7 +418,11 @@ def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:
     si, sj = sample.table.column("item_i"), sample.table.column("item_j")
     as_string = not all(_arrays.is_integer(c) for c in (si, sj, vi, vj))
     arrays = [_arrays.normalize_ids(c, as_string) for c in (si, sj, vi, vj)]
-    match = _core.match_pairs(*(_arrays.id_tuple(a) for a in arrays))
+    ids = [_arrays.id_tuple(a) for a in arrays]
+    match = _core.match_pairs(*ids)
+    # A pair is unordered: raters may list (j, i) for the sampled (i, j).
+    swapped = _core.match_pairs(ids[0], ids[1], ids[3], ids[2])
+    match = np.where(match == _NONE, swapped, match)
     codes = np.full(len(sample), _MISSING, dtype=np.uint8)
     for row, (pair, w) in enumerate(zip(match, words, strict=True)):
         name = f"pair ({vi[row].as_py()!r}, {vj[row].as_py()!r})"

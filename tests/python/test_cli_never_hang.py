@@ -1,0 +1,142 @@
+"""The command line as a user meets it on real data: Ctrl-C ends it at once with status
+130 and no half-written --out; --out is checked before the work; progress lines appear
+on a terminal only; a reader that stops early (`| head`) does not stop --out."""
+
+import os
+import pty
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from conftest import EXAMPLE
+
+CLI = [sys.executable, "-m", "clusterscore"]
+EXAMPLE_ARGS = [str(EXAMPLE / "truth.csv"), str(EXAMPLE / "actual.csv"), "--items",
+                str(EXAMPLE / "items.csv"), "--slice", "country"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def slow_inputs(tmp_path_factory):
+    """Two unrelated labelings of 1e6 items in 3e5 clusters each: the classic metrics'
+    matching then takes tens of seconds, long enough to interrupt."""
+    d = tmp_path_factory.mktemp("slow")
+    rng = np.random.default_rng(0)
+    ids = np.arange(1_000_000)
+    for name in ("truth", "actual"):
+        labels = rng.integers(0, 300_000, len(ids))
+        pq.write_table(pa.table({"item_id": ids, "cluster_id": labels}), d / f"{name}.parquet")
+    return d
+
+
+def hidden_leftovers(folder):
+    return [p.name for p in folder.iterdir() if p.name.startswith(".")]
+
+
+def test_ctrl_c_exits_130_within_a_second_and_leaves_no_out(slow_inputs, tmp_path):
+    out = tmp_path / "out"
+    p = subprocess.Popen(
+        [*CLI, "evaluate", slow_inputs / "truth.parquet", slow_inputs / "actual.parquet",
+         "--classic", "--out", out],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(5)  # reading and the cells take ~1 s; the matching is under way
+    assert p.poll() is None, "finished before it could be interrupted"
+    start = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=30)
+    took = time.monotonic() - start
+    stderr = p.stderr.read()
+    assert rc == 130, stderr
+    assert took < 1.0, f"took {took:.2f} s to stop"
+    assert stderr.strip().splitlines()[-1] == "interrupted"
+    assert not out.exists() and hidden_leftovers(tmp_path) == []
+
+
+def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    for args, message in [
+        (["evaluate", *EXAMPLE_ARGS, "--out", blocker], "exists and is not a directory"),
+        (["evaluate", *EXAMPLE_ARGS, "--out", blocker / "sub"], "is not a directory"),
+        (["diff", *EXAMPLE_ARGS[:2], "--out", blocker], "exists and is not a directory"),
+        (["sample", *EXAMPLE_ARGS[:2], "--pairs", "5", "--seed", "1", "--out", tmp_path],
+         "is a directory"),
+    ]:  # fmt: skip
+        proc = subprocess.run([*CLI, *map(str, args)], capture_output=True, text=True)
+        assert proc.returncode == 2, proc.stderr
+        assert message in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+        assert proc.stdout == ""  # nothing was computed and shown first
+
+
+def test_out_is_written_whole_even_into_an_existing_folder(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("kept")
+    proc = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", out], capture_output=True)
+    assert proc.returncode == 0
+    assert {"summary.json", "per_item.parquet", "notes.txt"} <= {p.name for p in out.iterdir()}
+    assert hidden_leftovers(tmp_path) == [] and hidden_leftovers(out) == []
+
+
+def read_pty(fd, proc):
+    chunks = []
+    while True:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            try:
+                data = os.read(fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            chunks.append(data)
+        elif proc.poll() is not None:
+            break
+    return b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_on_a_terminal_only(tmp_path):
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", tmp_path / "o"],
+                            stdout=subprocess.DEVNULL, stderr=slave)  # fmt: skip
+    os.close(slave)
+    shown = read_pty(master, proc)
+    os.close(master)
+    assert proc.wait() == 0
+    for step in ("reading", "joining and building cells", "writing"):
+        assert step in shown, shown
+    piped = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS], capture_output=True, text=True)
+    assert piped.returncode == 0 and piped.stderr == ""
+    master, slave = pty.openpty()
+    quiet = subprocess.Popen([*CLI, "evaluate", *EXAMPLE_ARGS, "--quiet"],
+                             stdout=subprocess.DEVNULL, stderr=slave)  # fmt: skip
+    os.close(slave)
+    assert read_pty(master, quiet).strip() == ""
+    os.close(master)
+    assert quiet.wait() == 0
+
+
+def test_a_reader_that_stops_early_does_not_stop_out(tmp_path):
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", out],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+    proc.stdout.read(10)
+    proc.stdout.close()  # as `| head -c 10` does
+    assert proc.wait() == 0, proc.stderr.read()
+    assert (out / "summary.json").exists() and (out / "per_item.parquet").exists()
+
+
+def test_classic_block_only_when_asked(tmp_path):
+    plain = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", tmp_path / "a"],
+                           capture_output=True, text=True)  # fmt: skip
+    assert "Classic" not in plain.stdout
+    assert "classic" not in (tmp_path / "a" / "summary.json").read_text()
+    asked = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--classic"],
+                           capture_output=True, text=True)  # fmt: skip
+    assert "Classic metrics" in asked.stdout and "clustering_error" in asked.stdout

@@ -79,6 +79,9 @@ def read_file(path: str | os.PathLike, string_columns: tuple[str, ...] = ()) -> 
         try:
             table = _read_parquet(p)
             table.column_names  # noqa: B018 (decodes the names, which may not be text)
+            for column in table.columns:  # text must be UTF-8 before anything reads it
+                if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+                    column.validate(full=True)
         except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
             raise ValueError(f"{p}: not a readable Parquet file ({short(e)})") from None
         return Source(table, str(p), "parquet", p)
@@ -161,7 +164,10 @@ def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Ta
             ),
         )
         table.column_names  # noqa: B018 (decodes the names: the header may not be text)
-        return table
+        if not any(pa.types.is_binary(t) for t in table.schema.types):
+            return table
+        # Arrow reads a column holding bytes that are not UTF-8 as binary: say where.
+        raise pa.ArrowInvalid("a field is not UTF-8 text")
     except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
         bad = _first_bad_row(p, delimiter)
         if bad is not None:
@@ -255,7 +261,7 @@ def _require_unique_columns(src: Source) -> None:
     for c in src.table.column_names:
         if c in seen:
             where = f"{src.name} line 1" if src.kind == "csv" else src.name
-            raise ValueError(f"{where}: column {c!r} appears twice")
+            raise ValueError(f"{where}: column {_shown_name(c)!r} appears twice")
         seen.add(c)
 
 
@@ -284,8 +290,13 @@ def _dict_table(d: dict, item_col: str, cluster_col: str) -> pa.Table:
 def require_columns(src: Source, columns: list[str], option: str) -> None:
     for c in columns:
         if c not in src.table.column_names:
-            have = ", ".join(src.table.column_names) or "none"
+            have = ", ".join(map(_shown_name, src.table.column_names)) or "none"
             raise ValueError(f"{src.name}: no column '{c}' (columns: {have}); {option}")
+
+
+def _shown_name(name: str) -> str:
+    """A column name as written, unless it holds a line break or the like: then quoted."""
+    return name if name.isprintable() and len(name) <= 60 else repr(name)[:60]
 
 
 def require_rows(src: Source) -> None:
@@ -331,15 +342,24 @@ def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
 
 
 def _require_numeric(src: Source, column: str) -> None:
+    """Text weights must be numbers as Arrow reads them (which float() is not: it takes
+    "1_000"); the first that is not is named with its line."""
     arr = src.table.column(column)
     t = arr.type
     if pa.types.is_integer(t) or pa.types.is_floating(t):
         return
+    try:
+        pc.cast(arr, pa.float64())
+        return
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
     for row, value in enumerate(arr.to_pylist()):
         try:
-            float(value)
-        except (TypeError, ValueError):
-            raise ValueError(f"{src.where(row)}: {column} {value!r} is not a number") from None
+            pc.cast(pa.array([value]), pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:59] + "…"
+            raise ValueError(f"{src.where(row)}: {column} {shown} is not a number") from None
+    raise ValueError(f"{src.name}: column {column!r} of type {t} does not hold numbers")
 
 
 def item_id_arrays(*columns: pa.ChunkedArray) -> list[pa.Array]:

@@ -140,9 +140,10 @@ def _scores(
         _label_tuple(t), _label_tuple(p), w, _average(average_method), float(beta), ami, matching
     )
     if exponent:  # weighted pair counts are reported in the weights' own scale
-        scores["pair_confusion_matrix"] = [
-            float(np.ldexp(x, 2 * exponent)) for x in scores["pair_confusion_matrix"]
-        ]
+        with np.errstate(over="ignore"):  # beyond the double range: inf, as the sum is
+            scores["pair_confusion_matrix"] = [
+                float(np.ldexp(x, 2 * exponent)) for x in scores["pair_confusion_matrix"]
+            ]
     return scores
 
 

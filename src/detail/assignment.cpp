@@ -77,8 +77,10 @@ void auction_phase(const Doubled& d, double eps, std::vector<double>& price,
         v2 = v;
       }
     }
-    // Every person has at least two objects (an edge and its own mirror or column). The
-    // price must rise even where the step is below its rounding, or the bidding loops.
+    // A person with one object (a row or a column without edges) is its only bidder:
+    // the smallest raise will do. The price must rise even where the step is below its
+    // rounding, or the bidding loops.
+    if (v2 == -std::numeric_limits<double>::infinity()) v2 = v1;
     const double raised = price[best] + (v1 - v2 + eps);
     price[best] = raised > price[best] ? raised : std::nextafter(price[best], HUGE_VAL);
     if (owner[best] != kFree) {

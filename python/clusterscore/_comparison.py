@@ -24,7 +24,9 @@ def _require_finite_total(items: Source, column: str, weights: np.ndarray) -> No
     Bad single weights are the core's to report, with their row."""
     finite = weights[np.isfinite(weights)]
     # A margin of 4: the core's compensated sums must not overflow on the way either.
-    if len(finite) and not np.isfinite(np.sum(finite) * 4.0):
+    with np.errstate(over="ignore"):  # overflow is what is checked for
+        total = np.sum(finite) * 4.0
+    if len(finite) and not np.isfinite(total):
         raise ValueError(
             f"{items.name}: the weights in {column!r} sum past a quarter of the largest double"
             f" (~1.8e308); divide them all by one constant (the metrics stay the same)"

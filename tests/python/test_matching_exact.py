@@ -97,3 +97,17 @@ def test_small_knots_with_ties_at_the_fixing_bound(seed):
     assert M.clustering_error(a, b, sample_weight=w) == pytest.approx(
         exact_error(a, b, w), abs=1e-12
     )
+
+
+@pytest.mark.parametrize("fraction", [0.02, 0.10])
+def test_every_other_metric_on_random_moves_agrees_with_scikit_learn(fraction):
+    from sklearn import metrics as skm
+
+    rng = np.random.default_rng(400)
+    a = power_law(rng, 20_000)
+    b = moved(rng, a, fraction)
+    ours = M.all_scores(a, b)
+    for name in ("adjusted_rand_score", "rand_score", "normalized_mutual_info_score",
+                 "adjusted_mutual_info_score", "homogeneity_score", "completeness_score",
+                 "v_measure_score", "fowlkes_mallows_score", "mutual_info_score"):  # fmt: skip
+        assert ours[name] == pytest.approx(getattr(skm, name)(a, b), rel=1e-9, abs=1e-12), name

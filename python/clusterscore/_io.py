@@ -141,10 +141,16 @@ def _read_parquet(p: Path) -> pa.Table:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, with "…" where it was cut: values and
+    library messages quoted in an error stay on one short line."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def short(e: BaseException, limit: int = 160) -> str:
     """An error from a library as one short line: its first line, cut at `limit`."""
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return clip(text, limit)
 
 
 def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Table:
@@ -204,11 +210,9 @@ def _first_bad_row(p: Path, delimiter: str) -> str | None:
             if expected is None:
                 expected = len(row)
             elif len(row) != expected:
-                shown = delimiter.join(row)
-                shown = shown if len(shown) <= 80 else shown[:79] + "…"
                 return (
                     f"{p} line {reader.line_num}: expected {expected} fields,"
-                    f" found {len(row)}: {shown!r}"
+                    f" found {len(row)}: {clip(delimiter.join(row), 80)!r}"
                 )
     except UnicodeDecodeError:
         return f"{p} line {number}: not UTF-8 text"
@@ -296,7 +300,7 @@ def require_columns(src: Source, columns: list[str], option: str) -> None:
 
 def _shown_name(name: str) -> str:
     """A column name as written, unless it holds a line break or the like: then quoted."""
-    return name if name.isprintable() and len(name) <= 60 else repr(name)[:60]
+    return name if name.isprintable() and len(name) <= 60 else clip(repr(name), 60)
 
 
 def require_rows(src: Source) -> None:
@@ -357,7 +361,7 @@ def _require_numeric(src: Source, column: str) -> None:
         try:
             pc.cast(pa.array([value]), pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
-            shown = repr(value) if len(repr(value)) <= 60 else repr(value)[:59] + "…"
+            shown = clip(repr(value), 60)
             raise ValueError(f"{src.where(row)}: {column} {shown} is not a number") from None
     raise ValueError(f"{src.name}: column {column!r} of type {t} does not hold numbers")
 

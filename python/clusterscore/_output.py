@@ -8,7 +8,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from types import TracebackType
 
 
 def check_writable(path: Path, *, directory: bool) -> None:
@@ -43,12 +42,7 @@ class StagedDir:
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
         return self.tmp
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         assert self.tmp is not None
         if kind is not None:
             shutil.rmtree(self.tmp, ignore_errors=True)
@@ -79,12 +73,7 @@ class StagedFiles:
             self.tmps.append(Path(name))
         return self.tmps
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         if kind is not None:
             for t in self.tmps:
                 t.unlink(missing_ok=True)

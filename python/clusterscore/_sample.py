@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 
 from . import _arrays, _core
 from ._diff import Diff
-from ._io import load_table, short
+from ._io import clip, load_table, short
 
 KINDS = ["split", "merge", "stable", "self"]
 VERDICTS = {"same": 0, "different": 1, "unsure": 2}
@@ -331,13 +331,13 @@ def _validate_meta(p: Path, meta: Any) -> None:
     if not isinstance(meta, dict):
         raise ValueError(f"{p}: the sample's metadata is not a JSON object")
     if meta.get("format") != _FORMAT:
-        raise ValueError(f"{p}: unknown sample format {short_repr(meta.get('format'))}")
+        raise ValueError(f"{p}: unknown sample format {clip(repr(meta.get('format')), 60)}")
     for key, kind in _META.items():
         value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ValueError(f"{p}: metadata {key!r} is missing or not a {kind.__name__}")
     if meta["mode"] not in _MODES:
-        raise ValueError(f"{p}: metadata 'mode' is {short_repr(meta['mode'])}; expected one of"
+        raise ValueError(f"{p}: metadata 'mode' is {clip(repr(meta['mode']), 60)}; expected one of"
                          f" {', '.join(_MODES)}")  # fmt: skip
     for key in _TOTALS:
         v = meta["totals"].get(key)
@@ -346,11 +346,6 @@ def _validate_meta(p: Path, meta: Any) -> None:
     extra = sorted(set(meta["totals"]) - set(_TOTALS))
     if extra:
         raise ValueError(f"{p}: metadata totals has unknown key(s) {', '.join(extra)}")
-
-
-def short_repr(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _validate(p: Path, table: pa.Table, meta: dict) -> None:

@@ -3,8 +3,8 @@ beside a busy core: each must end normally, never abort at exit ("terminate call
 without an active exception", "Fatal Python error"). Arrow's CSV reader once held a
 Python callable that one of its worker threads released during finalization.
 
-CLUSTERSCORE_STRESS_RUNS sets the runs per command (default 8 here; 500 to reproduce
-the measurement in the closing note of the change that removed the cause)."""
+CLUSTERSCORE_STRESS_RUNS sets the runs per command (default 8, to keep CI short; 500
+for a thorough run)."""
 
 import os
 import subprocess

@@ -8,6 +8,7 @@
 
 #include "classic_parts.h"
 #include "detail/assignment.h"
+#include "detail/interrupt.h"
 #include "detail/kahan.h"
 
 namespace clusterscore {
@@ -46,6 +47,7 @@ Fixing fix_dominant_cells(const CellTable& c, bool weighted) {
   const double margin = weighted ? 1e-12 : 0.0;
   detail::KahanSum fixed;
   for (bool progress = true; progress && !out.open.empty();) {
+    detail::poll_interrupt();
     progress = false;
     for (uint32_t k : out.open) {
       const uint32_t r = c.row[k], q = c.col[k];

@@ -1,6 +1,8 @@
 #include "clusterscore/comparison.h"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 #include "clusterscore/error.h"
 #include "clusterscore/pointwise.h"
@@ -95,32 +97,100 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
 }  // namespace
 
 Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-                       MetricFamily family)
-    : family_(family), joined_(join(a, b, items)) {
-  // No squared weights: only the weighted pair counts need them, and classic() counts.
+                       MetricFamily family, TruthScope scope)
+    : family_(family), scope_(scope), joined_(join(a, b, items)) {
+  const bool pointwise = family == MetricFamily::kPointwise;
+  // Squared weights for the pair metrics' sums over cells; classic() counts.
   detail::poll_interrupt();
-  cells_ = build_cells(joined_, &cell_of_item_, false);
+  cells_ = build_cells(joined_, &cell_of_item_, pointwise);
   if (cells_.total_count == 0) no_common_items(joined_);
   detail::poll_interrupt();
-  metrics_ = family == MetricFamily::kPointwise ? pointwise_cells(cells_) : impact_cells(cells_);
+  if (pointwise && scope == TruthScope::kEntities) whole_actual_clusters();
+  metrics_ = pointwise ? pointwise_cells(cells_, marginals()) : impact_cells(cells_);
+}
+
+void Comparison::whole_actual_clusters() {
+  std::vector<detail::KahanSum> w(joined_.n_b_clusters());
+  detail::KahanSum total;
+  for (size_t i = 0; i < joined_.n_items(); ++i) {
+    detail::poll_every(i);
+    const uint32_t c = joined_.b_cluster[i];
+    if (c == kNone) continue;
+    w[c].add(joined_.weight[i]);
+    total.add(joined_.weight[i]);
+  }
+  actual_weight_.reserve(w.size());
+  for (const detail::KahanSum& s : w) actual_weight_.push_back(s.value());
+  actual_total_ = total.value();
+}
+
+ActualMarginals Comparison::marginals() const {
+  if (scope_ == TruthScope::kEntities) return {actual_weight_, actual_total_};
+  return common_marginals(cells_);
+}
+
+void Comparison::set_design(std::vector<double> design) {
+  if (!design.empty() && design.size() != joined_.n_a_clusters())
+    throw std::invalid_argument("clusterscore: one design weight per " + joined_.role_a +
+                                " cluster is needed");
+  for (double d : design)
+    if (!(std::isfinite(d) && d > 0))
+      throw std::invalid_argument("clusterscore: design weights must be finite and > 0");
+  design_ = std::move(design);
+}
+
+std::vector<double> inverse_size_design(const JoinedClusterings& j) {
+  std::vector<uint64_t> size(j.n_a_clusters(), 0);
+  for (size_t i = 0; i < j.a_rows; ++i) ++size[j.a_cluster[i]];
+  std::vector<double> d(size.size());
+  for (size_t c = 0; c < size.size(); ++c) d[c] = 1.0 / double(size[c]);
+  return d;
 }
 
 MetricTable Comparison::cell_counts() const {
-  return family_ == MetricFamily::kPointwise ? pointwise_cell_counts(cells_)
+  return family_ == MetricFamily::kPointwise ? pointwise_cell_counts(cells_, marginals())
                                              : impact_cell_sizes(cells_);
 }
 
-GroupTable Comparison::finish(GroupTable t) const {
-  if (family_ == MetricFamily::kPointwise)
-    add_pointwise_derived(&t);
-  else
+GroupTable Comparison::aggregate_units(const Units& u, size_t n_groups) const {
+  if (family_ == MetricFamily::kImpact) {
+    GroupTable t = aggregate(metrics_, u, n_groups, {{"affected", "affected_share"}});
     add_impact_derived(&t);
+    return t;
+  }
+  Units scaled = u;
+  BigVector<double> w;
+  if (!design_.empty()) {
+    // Each unit's weight times its truth cluster's design weight, for the means only.
+    w.resize(u.weight.size());
+    for (size_t x = 0; x < w.size(); ++x) {
+      const uint32_t k = u.cell.empty() ? uint32_t(x) : u.cell[x];
+      w[x] = k == kNone ? 0.0 : u.weight[x] * design_[cells_.row[k]];
+    }
+    scaled.weight = w;
+  }
+  GroupTable t = aggregate(metrics_, scaled, n_groups);
+  add_pointwise_derived(&t);
+  const PairSums pairs = pair_sums_of(u, n_groups);
+  add_pair_metrics(&t, pairs);
+  if (!design_.empty())
+    for (size_t i = 0; i < t.size(); ++i) t.weight[i] = pairs.weight[t.group[i]];
   return t;
 }
 
+PairSums Comparison::pair_sums_of(const Units& u, size_t n_groups) const {
+  if (!u.cell.empty() || pair_sums_by_cell(cells_, marginals()))
+    return pair_sums(cells_, marginals(), design_, u, n_groups);
+  // Weights too large or small to square: each item, in its cell's group.
+  BigVector<uint32_t> group(joined_.n_items());
+  for (size_t i = 0; i < group.size(); ++i)
+    group[i] = cell_of_item_[i] == kNone ? kNone : u.group[cell_of_item_[i]];
+  return pair_sums(cells_, marginals(), design_, Units{cell_of_item_, group, joined_.weight, {}},
+                   n_groups);
+}
+
 GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const {
-  Units u{{}, group, cells_.weight, cells_.count};
-  return finish(aggregate(metrics_, u, n_groups, {{"affected", "affected_share"}}));
+  return aggregate_units(Units{{}, group, cells_.weight, cells_.count}, n_groups);
 }
 
 GroupTable Comparison::overall() const {
@@ -136,8 +206,7 @@ GroupTable Comparison::by_cluster(Side side) const {
 GroupTable Comparison::by_items(const ItemGrouping& g) const {
   if (g.item_group.size() != joined_.n_items())
     throw std::invalid_argument("clusterscore: item grouping of the wrong length");
-  Units u{cell_of_item_, g.item_group, joined_.weight, {}};
-  return finish(aggregate(metrics_, u, g.n_groups, {{"affected", "affected_share"}}));
+  return aggregate_units(Units{cell_of_item_, g.item_group, joined_.weight, {}}, g.n_groups);
 }
 
 ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const {

@@ -16,33 +16,34 @@ using detail::Lanes4;
 struct Counts {
   double tp, fp, fn, tn;
 };
-Counts counts_of(const CellTable& cells, size_t k) {
+Counts counts_of(const CellTable& cells, const ActualMarginals& m, size_t k) {
   const double tp = cells.weight[k];
-  const double fp = cells.col_weight[cells.col[k]] - tp;
+  const double fp = m.col_weight[cells.col[k]] - tp;
   const double fn = cells.row_weight[cells.row[k]] - tp;
-  return {tp, fp, fn, cells.total_weight - tp - fp - fn};
+  return {tp, fp, fn, m.total - tp - fp - fn};
 }
 
 // Cells come row by row, so their columns' marginals are read at random. Must be
 // inlined: GCC deems a function whose only effect is a prefetch pure and drops calls.
-[[gnu::always_inline]] inline void prefetch_column(const CellTable& cells, size_t k) {
-  if (k < cells.size()) __builtin_prefetch(&cells.col_weight[cells.col[k]]);
+[[gnu::always_inline]] inline void prefetch_column(const CellTable& cells,
+                                                   const ActualMarginals& m, size_t k) {
+  if (k < cells.size()) __builtin_prefetch(&m.col_weight[cells.col[k]]);
 }
 
 }  // namespace
 
-MetricTable pointwise_cells(const CellTable& cells) {
+MetricTable pointwise_cells(const CellTable& cells, const ActualMarginals& m) {
   MetricTable t({"precision", "recall", "f1", "accuracy", "jaccard_index", "jaccard_distance",
                  "over_merge_rate", "under_merge_rate"},
                 cells.size());
-  const double total = cells.total_weight;
+  const double total = m.total;
   for (size_t k = 0; k < cells.size(); ++k) {
     // The cell arrays read in order: 0.033-0.034 -> 0.030-0.031 s (detail::prefetch_stream).
     detail::prefetch_stream(cells.weight.data(), k);
     detail::prefetch_stream(cells.row.data(), k);
     detail::prefetch_stream(cells.col.data(), k);
-    prefetch_column(cells, k + detail::kColumnAhead);
-    const auto [tp, fp, fn, tn] = counts_of(cells, k);
+    prefetch_column(cells, m, k + detail::kColumnAhead);
+    const auto [tp, fp, fn, tn] = counts_of(cells, m, k);
     // Complements are computed from fp/fn directly, not as 1 − x, to keep small rates exact.
     // precision, recall, f1, accuracy | jaccard_index, jaccard_distance, over_merge_rate,
     // under_merge_rate: eight divisions four at a time (each lane divides exactly as the
@@ -59,11 +60,11 @@ MetricTable pointwise_cells(const CellTable& cells) {
   return t;
 }
 
-MetricTable pointwise_cell_counts(const CellTable& cells) {
+MetricTable pointwise_cell_counts(const CellTable& cells, const ActualMarginals& m) {
   MetricTable t({"tp", "fp", "fn", "tn"}, cells.size());
   for (size_t k = 0; k < cells.size(); ++k) {
-    prefetch_column(cells, k + detail::kColumnAhead);
-    const auto [tp, fp, fn, tn] = counts_of(cells, k);
+    prefetch_column(cells, m, k + detail::kColumnAhead);
+    const auto [tp, fp, fn, tn] = counts_of(cells, m, k);
     const double row[] = {tp, fp, fn, tn};
     t.push_row(row);
   }

@@ -11,6 +11,7 @@
 #include "clusterscore/clustering.h"
 #include "clusterscore/impact.h"
 #include "clusterscore/metric_table.h"
+#include "clusterscore/pointwise.h"
 
 namespace clusterscore {
 
@@ -19,6 +20,11 @@ enum class MetricFamily {
   kImpact,     // SPEC §3: A is Base, B is Exp
 };
 enum class Side { kA, kB };
+
+// Which items a truth item's actual cluster is read over (kPointwise only; SPEC §1b):
+// the common items T, or every item of the actual clustering (the truth's clusters are
+// then complete entities, and items outside the truth belong to other entities).
+enum class TruthScope { kCommon, kEntities };
 
 // Item counts and weights of A (S), B (S'), T = S ∩ S', S \ S' and S' \ S, and the
 // number of clusters of each side in all and meeting T.
@@ -43,7 +49,7 @@ class Comparison {
  public:
   // Throws InputError as join() does, and when A and B share no item.
   Comparison(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-             MetricFamily family);
+             MetricFamily family, TruthScope scope = TruthScope::kCommon);
 
   const JoinedClusterings& joined() const { return joined_; }
   const CellTable& cells() const { return cells_; }
@@ -52,6 +58,16 @@ class Comparison {
   // Per cell, the weights they are made of (tp, fp, fn, tn or B, E, X, U), computed now.
   MetricTable cell_counts() const;
   MetricFamily family() const { return family_; }
+  TruthScope scope() const { return scope_; }
+  // The actual clusters' weights the metrics use (ActualMarginals; kPointwise).
+  ActualMarginals marginals() const;
+
+  // Design weights (SPEC §1b): per A cluster, the weight its items carry in every mean
+  // (and pair sum) from now on; empty for all 1. Throws std::invalid_argument unless
+  // there is one per A cluster, each finite and > 0. Weights and counts in the tables
+  // stay those of the items.
+  void set_design(std::vector<double> design);
+  const std::vector<double>& design() const { return design_; }
 
   Coverage coverage() const;
   GroupTable overall() const;
@@ -68,13 +84,25 @@ class Comparison {
 
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
-  GroupTable finish(GroupTable t) const;
+  // Means over `u` (design-weighted), then the derived values, the pair metrics and the
+  // items' own weights.
+  GroupTable aggregate_units(const Units& u, size_t n_groups) const;
+  void whole_actual_clusters();
+  PairSums pair_sums_of(const Units& u, size_t n_groups) const;  // over items if need be  // fills actual_weight_ and actual_total_
 
   MetricFamily family_;
+  TruthScope scope_;
   JoinedClusterings joined_;
   BigVector<uint32_t> cell_of_item_;
   CellTable cells_;
   MetricTable metrics_;
+  BigVector<double> actual_weight_;  // kEntities: per B cluster, its weight over S'
+  double actual_total_ = 0;          // kEntities: w(S')
+  std::vector<double> design_;
 };
+
+// Per A cluster, 1 / its number of items in A (all of them, not only those in T): the
+// design weights of entities drawn with probability proportional to their size.
+std::vector<double> inverse_size_design(const JoinedClusterings& j);
 
 }  // namespace clusterscore

@@ -11,7 +11,7 @@ import pyarrow.compute as pc
 _STRING_TYPES = (pa.string(), pa.large_string())
 
 
-def _flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+def flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
     if pa.types.is_dictionary(arr.type):
@@ -106,7 +106,7 @@ def take(column: pa.Array | pa.ChunkedArray, indices: Any) -> pa.Array | pa.Chun
 
 
 def float_array(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    arr = _flat(arr)
+    arr = flat(arr)
     if arr.type != pa.float64():
         arr = pc.cast(arr, pa.float64())
     return arr.to_numpy(zero_copy_only=False)

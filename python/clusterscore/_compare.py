@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from . import _core
 from ._comparison import reading
+from ._estimates import BootstrapOptions, scope_of
 from ._evaluate import Evaluation
 from ._io import load_clustering, load_items
 from ._progress import step
@@ -42,7 +43,9 @@ class RunComparison:
     """Runs scored against one truth. `.evaluations` holds each run's Evaluation;
     `.deltas()` and `.deltas(column)` give, per pair of runs (run_b − run_a) and metric,
     overall or per slice value: both values, the delta, its bootstrap standard error and
-    confidence interval, and how many resamples defined it."""
+    confidence interval, and how many resamples defined it. Every run is resampled with
+    the same draws: of truth clusters in the entities scope, of linked groups (truth
+    clusters joined by sharing an actual cluster of any run) in the common scope."""
 
     def __init__(
         self,
@@ -50,34 +53,49 @@ class RunComparison:
         runs: Any,
         items: Any = None,
         *,
+        truth_scope: str = "common",
+        cluster_weights: Any = None,
+        confidence: float = 0.95,
         resamples: int = 1000,
         seed: int = 0,
-        confidence: float = 0.95,
         item_col: str = "item_id",
         cluster_col: str = "cluster_id",
         weight_col: str = "weight",
     ) -> None:
-        if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-            raise ValueError(f"resamples must be a whole number >= 1, got {resamples!r}")
-        if not 0 < confidence < 1:
-            raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
-        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**64:
-            raise ValueError(f"seed must be a whole number in [0, 2^64), got {seed!r}")
-        self._options = (resamples, seed, confidence)
+        self.bootstrap = BootstrapOptions(resamples, seed, confidence)
+        scope_of(truth_scope)
+        self.truth_scope = truth_scope
         named = run_names(runs)
         # Read once, then shared: with files, every run would read the truth and items again.
         with reading(truth, "truth"):
             truth = load_clustering(truth, "truth", item_col, cluster_col)
         with reading(items, "items"):
             items = None if items is None else load_items(items, item_col, weight_col)
-        cols = {"item_col": item_col, "cluster_col": cluster_col, "weight_col": weight_col}
-        self.evaluations: dict[str, Evaluation] = {
-            name: Evaluation(truth, run, items, **cols) for name, run in named.items()
+        options = {
+            "truth_scope": truth_scope,
+            "cluster_weights": cluster_weights,
+            "confidence": confidence,
+            "resamples": resamples,
+            "seed": seed,
+            "item_col": item_col,
+            "cluster_col": cluster_col,
+            "weight_col": weight_col,
         }
+        self.evaluations: dict[str, Evaluation] = {
+            name: Evaluation(truth, run, items, **options) for name, run in named.items()
+        }
+
+        self.units: int | None = None  # independent units the last bootstrap resampled
 
     @property
     def runs(self) -> list[str]:
         return list(self.evaluations)
+
+    @property
+    def estimand(self) -> str:
+        """What the deltas and their intervals estimate, in words."""
+        first = next(iter(self.evaluations.values()))
+        return f"the difference between runs in {first.estimand}"
 
     def deltas(self, column: str | Sequence[str] | None = None) -> pd.DataFrame:
         return self.deltas_table(column).to_pandas()
@@ -92,8 +110,11 @@ class RunComparison:
                 _core.truth_cluster_sums(e._core, g)
                 for e, (g, _) in zip(evals, groupings, strict=True)
             ]
-        with step(f"bootstrap ({self._options[0]:,} resamples)"):
-            d = _core.paired_bootstrap(sums, *self._options)
+        units = Evaluation.resampling_units(evals)
+        with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), units)
+        self.units = result["units"]
+        d = result["deltas"]
         # Every run groups the same items table the same way: the first run's labels serve.
         labels = {} if column is None else groupings[0][1](d["group"])
         names = self.runs
@@ -104,13 +125,13 @@ class RunComparison:
             "metric": pa.array(d["metric"], pa.string()),
         }
         for c in _COLUMNS:
-            cols[c] = d[c].astype("int64") if c == "resamples" else d[c]
+            cols[c] = d[c].astype("int64") if c == "resamples" else pa.array(d[c], from_pandas=True)
         return pa.table(cols)
 
 
 def compare(truth: Any, runs: Any, items: Any = None, **options: Any) -> RunComparison:
     """Scores each of `runs` (a dict {name: clustering} or a list) against `truth`, for
-    their pairwise deltas with a paired bootstrap over truth clusters (SPEC §1).
-    `options`: RunComparison's (resamples=1000, seed=0, confidence=0.95, item_col,
-    cluster_col, weight_col)."""
+    their pairwise deltas with a paired bootstrap. `options`: evaluate's (truth_scope,
+    cluster_weights, confidence=0.95, resamples=1000, seed=0, item_col, cluster_col,
+    weight_col)."""
     return RunComparison(truth, runs, items, **options)

@@ -3,6 +3,7 @@ handing them to the C++ core, and presenting its tables as dicts and DataFrames.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
@@ -17,6 +18,11 @@ from ._io import Source, item_id_arrays, load_clustering, load_items
 from ._progress import step
 
 _NONE = 0xFFFFFFFF
+
+
+def nullable(x: float) -> float | None:
+    """None for NaN: how the core marks an undefined value."""
+    return None if math.isnan(x) else x
 
 
 def _require_finite_total(items: Source, column: str, weights: np.ndarray) -> None:
@@ -47,6 +53,7 @@ class Comparison:
     _roles: tuple[str, str]
     _family: _core.MetricFamily
     _item_metrics_first: str  # first per-item column that is a metric
+    _scope: _core.TruthScope = _core.TruthScope.common  # pointwise only (SPEC §1b)
 
     def __init__(
         self,
@@ -87,6 +94,7 @@ class Comparison:
                 items_arg,
                 weights,
                 self._family,
+                self._scope,
             )
 
     # -- errors ------------------------------------------------------------------------
@@ -121,10 +129,13 @@ class Comparison:
         return out
 
     @property
-    def overall(self) -> dict[str, float]:
-        """Every metric over all common items (weighted means, SPEC)."""
+    def overall(self) -> dict[str, float | None]:
+        """Every metric over all scored items (weighted means, and the pair metrics);
+        None where a metric is undefined (a pair metric without pairs)."""
         g = self._core.overall()
-        return {k: float(v[0]) for k, v in g.items() if k not in ("group", "items", "weight")}
+        return {
+            k: nullable(float(v[0])) for k, v in g.items() if k not in ("group", "items", "weight")
+        }
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -221,7 +232,8 @@ class Comparison:
         cols: dict[str, Any] = dict(labels)
         cols["items"] = g.pop("items").view(np.int64)  # counts < 2^63: the same bits
         cols["weight"] = g.pop("weight")
-        cols.update(g)
+        # Undefined values (a pair metric of a group without pairs) are nulls, not NaN.
+        cols.update({k: pa.array(v, from_pandas=True) for k, v in g.items()})
         return pa.table(cols)
 
 

@@ -1,24 +1,83 @@
-"""Scoring a clustering against a ground truth (SPEC §1)."""
+"""Scoring a clustering against a ground truth (SPEC §1), in the truth scope asked for
+(SPEC §1b), with bootstrap intervals for its estimates."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
 
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
 from . import _core
-from ._comparison import Comparison
+from ._comparison import Comparison, reading
+from ._estimates import BootstrapOptions, design_weights, scope_of
+from ._io import load_clustering
 from ._progress import step
+
+INTERVAL_COLUMNS = ["estimate", "std_error", "ci_low", "ci_high"]
 
 
 class Evaluation(Comparison):
-    """An actual clustering scored against a truth on their common items.
+    """An actual clustering scored against a truth.
 
     `.overall` and `.coverage` are dicts; `.per_item()`, `.per_cluster("truth" | "actual")`
-    and `.per_slice(column)` are pandas DataFrames.
+    and `.per_slice(column)` are pandas DataFrames; `.intervals(by)` gives each overall
+    (or per-slice) metric's estimate with a bootstrap standard error and interval.
+    In the common scope every metric is computed on the items in both clusterings; in the
+    entities scope each truth cluster is a complete entity and a truth item's actual
+    cluster is read whole, and the means are weighted by the truth clusters' design
+    weights: estimates for the whole actual clustering.
     """
 
     _roles = ("truth", "actual")
     _family = _core.MetricFamily.pointwise
+
+    def __init__(
+        self,
+        truth: Any,
+        actual: Any,
+        items: Any = None,
+        *,
+        truth_scope: str = "common",
+        cluster_weights: Any = None,
+        confidence: float = 0.95,
+        resamples: int = 1000,
+        seed: int = 0,
+        item_col: str = "item_id",
+        cluster_col: str = "cluster_id",
+        weight_col: str = "weight",
+    ) -> None:
+        self._scope = scope_of(truth_scope)
+        self.truth_scope = truth_scope
+        self.bootstrap = BootstrapOptions(resamples, seed, confidence)
+        if truth_scope == "common" and _weighted(cluster_weights):
+            raise ValueError(
+                "cluster_weights weight the truth's entities: they need truth_scope='entities'"
+            )
+        # Read here when weights come from the truth's clusters, to name it in errors.
+        with reading(truth, "truth"):
+            truth = load_clustering(truth, "truth", item_col, cluster_col)
+        super().__init__(
+            truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
+        )
+        design = design_weights(self._core, self._a, cluster_col, cluster_weights)
+        self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
+        self.units: int | None = None  # independent units the last bootstrap resampled
+        if design is not None:
+            self._core.set_design(np.ascontiguousarray(design, dtype=np.float64).tolist())
+
+    @property
+    def estimand(self) -> str:
+        """What the values and intervals estimate, in words."""
+        if self.truth_scope == "entities":
+            return (
+                "the whole actual clustering, over the population of entities the truth was"
+                f" drawn from ({self.cluster_weights} design weights)"
+            )
+        return "the metrics on the items common to truth and actual, for truths drawn alike"
 
     @property
     def classic(self) -> dict[str, float | None]:
@@ -35,18 +94,92 @@ class Evaluation(Comparison):
         scores.pop("pair_confusion_matrix")
         return scores
 
+    def intervals(self, by: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """Per metric (and value of the items-table column(s) `by`): the estimate, its
+        bootstrap standard error and the interval at the evaluation's confidence. The
+        bootstrap resamples truth clusters in the entities scope, linked groups (truth
+        clusters sharing an actual cluster) in the common scope."""
+        return self.intervals_table(by).to_pandas()
+
+    def intervals_table(self, by: str | Sequence[str] | None = None) -> pa.Table:
+        key = None if by is None else (by,) if isinstance(by, str) else tuple(by)
+        if key not in self._intervals:
+            self._intervals[key] = self._bootstrap_values(key)
+        return self._intervals[key]
+
+    @cached_property
+    def _intervals(self) -> dict[tuple[str, ...] | None, pa.Table]:
+        return {}
+
+    def _bootstrap_values(self, by: tuple[str, ...] | None) -> pa.Table:
+        grouping, labels_of = (None, None) if by is None else self._slice_grouping(list(by))
+        sums = [_core.truth_cluster_sums(self._core, grouping)]
+        units = self.resampling_units([self])
+        with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), units)
+        self.units = result["units"]
+        d = result["values"]
+        cols: dict[str, Any] = {"metric": pa.array(d["metric"], pa.string())}
+        if labels_of is not None:
+            cols.update(labels_of(d["group"]))
+        for c in INTERVAL_COLUMNS:
+            cols[c] = pa.array(d[c], from_pandas=True)  # NaN (undefined) → null
+        return pa.table(cols)
+
+    @staticmethod
+    def resampling_units(evaluations: Sequence[Evaluation]) -> np.ndarray | None:
+        """The bootstrap's unit of each truth cluster: itself in the entities scope (None);
+        in the common scope its linked group, over every evaluation's actual clusters."""
+        if evaluations[0].truth_scope == "entities":
+            return None
+        return _core.linked_units([e._core for e in evaluations])
+
+
+def _weighted(cluster_weights: Any) -> bool:
+    return cluster_weights is not None and not (
+        isinstance(cluster_weights, str) and cluster_weights == "uniform"
+    )
+
+
+def _design_name(cluster_weights: Any) -> str:
+    if isinstance(cluster_weights, str) and cluster_weights == "inverse_size":
+        return "inverse_size"
+    return "given"
+
 
 def evaluate(
     truth: Any,
     actual: Any,
     items: Any = None,
     *,
+    truth_scope: str = "common",
+    cluster_weights: Any = None,
+    confidence: float = 0.95,
+    resamples: int = 1000,
+    seed: int = 0,
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
 ) -> Evaluation:
     """Scores `actual` against `truth` (each a path, DataFrame, Arrow table or dict
-    {item: cluster}); `items` optionally gives weights and slice columns."""
+    {item: cluster}); `items` optionally gives weights and slice columns.
+
+    `truth_scope`: "common" scores the items in both clusterings; "entities" treats each
+    truth cluster as a complete entity and estimates the whole actual clustering.
+    `cluster_weights` (entities scope): the truth clusters' design weights, "uniform"
+    (entities drawn with equal probability), "inverse_size" (drawn in proportion to their
+    size), or a mapping / table cluster_id → weight (1 / inclusion probability).
+    `confidence`, `resamples`, `seed`: the bootstrap behind `.intervals()`."""
     return Evaluation(
-        truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
+        truth,
+        actual,
+        items,
+        truth_scope=truth_scope,
+        cluster_weights=cluster_weights,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        item_col=item_col,
+        cluster_col=cluster_col,
+        weight_col=weight_col,
     )

@@ -337,7 +337,7 @@ def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
     require_id_column(src, item_col)
     if weight_col in src.table.column_names:
         require_no_nulls(src, weight_col)
-        _require_numeric(src, weight_col)
+        require_numeric(src, weight_col)
     elif weight_col != DEFAULT_WEIGHT_COL:
         # Only the default name may be absent (every weight is then 1): another name is a
         # request for that column, and a typo must not weigh every item 1.
@@ -345,7 +345,7 @@ def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
     return src
 
 
-def _require_numeric(src: Source, column: str) -> None:
+def require_numeric(src: Source, column: str) -> None:
     """Text weights must be numbers as Arrow reads them (which float() is not: it takes
     "1_000"); the first that is not is named with its line."""
     arr = src.table.column(column)

@@ -85,19 +85,48 @@ class Columns {
   std::deque<ConcatenatedIds> joined_;  // a deque: elements never move
 };
 
-// The paired bootstrap's rows as columns (run and group indices, metric names).
+void put_spread(nb::dict& d, const std::vector<Spread>& s) {
+  std::vector<double> std_error, ci_low, ci_high;
+  std::vector<uint32_t> resamples;
+  for (const Spread& x : s) {
+    std_error.push_back(x.std_error);
+    ci_low.push_back(x.ci_low);
+    ci_high.push_back(x.ci_high);
+    resamples.push_back(x.resamples);
+  }
+  d["std_error"] = to_numpy(std::move(std_error));
+  d["ci_low"] = to_numpy(std::move(ci_low));
+  d["ci_high"] = to_numpy(std::move(ci_high));
+  d["resamples"] = to_numpy(std::move(resamples));
+}
+
+// The bootstrap's rows as columns (run and group indices, metric names): {"values": each
+// run's estimates, "deltas": each pair's}.
 nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed,
-                        double confidence) {
+                        double confidence, nb::object units) {
+  BootstrapOptions o{resamples, seed, confidence, {}};
+  if (!units.is_none()) {
+    const auto u = nb::cast<Array<uint32_t>>(units);
+    o.units.assign(u.data(), u.data() + u.shape(0));
+  }
   std::vector<ClusterSums> runs;
   for (nb::handle h : sums) runs.push_back(nb::cast<const ClusterSums&>(h));
   BootstrapResult r;
   {
     nb::gil_scoped_release release;
-    r = paired_bootstrap(runs, BootstrapOptions{resamples, seed, confidence});
+    r = paired_bootstrap(runs, o);
   }
-  std::vector<uint32_t> run_a, run_b, group, resampled;
-  std::vector<double> value_a, value_b, delta, std_error, ci_low, ci_high;
-  nb::list metric;
+  std::vector<uint32_t> run, vgroup, run_a, run_b, group;
+  std::vector<double> estimate, value_a, value_b, delta;
+  std::vector<Spread> vspread, spread;
+  nb::list vmetric, metric;
+  for (const ValueRow& x : r.values) {
+    run.push_back(x.run);
+    vgroup.push_back(x.group);
+    vmetric.append(r.metrics[x.metric]);
+    estimate.push_back(x.estimate);
+    vspread.push_back(x.spread);
+  }
   for (const DeltaRow& x : r.rows) {
     run_a.push_back(x.run_a);
     run_b.push_back(x.run_b);
@@ -106,12 +135,14 @@ nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed,
     value_a.push_back(x.value_a);
     value_b.push_back(x.value_b);
     delta.push_back(x.delta);
-    std_error.push_back(x.std_error);
-    ci_low.push_back(x.ci_low);
-    ci_high.push_back(x.ci_high);
-    resampled.push_back(x.resamples);
+    spread.push_back(x.spread);
   }
-  nb::dict d;
+  nb::dict v, d;
+  v["run"] = to_numpy(std::move(run));
+  v["group"] = to_numpy(std::move(vgroup));
+  v["metric"] = vmetric;
+  v["estimate"] = to_numpy(std::move(estimate));
+  put_spread(v, vspread);
   d["run_a"] = to_numpy(std::move(run_a));
   d["run_b"] = to_numpy(std::move(run_b));
   d["group"] = to_numpy(std::move(group));
@@ -119,11 +150,12 @@ nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed,
   d["value_a"] = to_numpy(std::move(value_a));
   d["value_b"] = to_numpy(std::move(value_b));
   d["delta"] = to_numpy(std::move(delta));
-  d["std_error"] = to_numpy(std::move(std_error));
-  d["ci_low"] = to_numpy(std::move(ci_low));
-  d["ci_high"] = to_numpy(std::move(ci_high));
-  d["resamples"] = to_numpy(std::move(resampled));
-  return d;
+  put_spread(d, spread);
+  nb::dict out;
+  out["values"] = v;
+  out["deltas"] = d;
+  out["units"] = r.units;
+  return out;
 }
 
 nb::dict group_dict(GroupTable&& g) {
@@ -210,7 +242,7 @@ std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handl
                                             nb::handle a_clusters, const std::string& role_b,
                                             nb::handle b_items, nb::handle b_clusters,
                                             nb::object items, nb::object weights,
-                                            MetricFamily family) {
+                                            MetricFamily family, TruthScope scope) {
   Columns column;
   ClusteringInput a{role_a, column(a_items), column(a_clusters)};
   ClusteringInput b{role_b, column(b_items), column(b_clusters)};
@@ -224,7 +256,7 @@ std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handl
     }
   }
   nb::gil_scoped_release release;
-  return std::make_unique<Comparison>(a, b, items.is_none() ? nullptr : &t, family);
+  return std::make_unique<Comparison>(a, b, items.is_none() ? nullptr : &t, family, scope);
 }
 
 nb::object u128_int(unsigned __int128 x) {
@@ -484,6 +516,9 @@ NB_MODULE(_core, m) {
   nb::enum_<MetricFamily>(m, "MetricFamily")
       .value("pointwise", MetricFamily::kPointwise)
       .value("impact", MetricFamily::kImpact);
+  nb::enum_<TruthScope>(m, "TruthScope")
+      .value("common", TruthScope::kCommon)
+      .value("entities", TruthScope::kEntities);
   nb::enum_<Side>(m, "Side").value("a", Side::kA).value("b", Side::kB);
   nb::enum_<Average>(m, "Average")
       .value("arithmetic", Average::kArithmetic)
@@ -546,7 +581,12 @@ NB_MODULE(_core, m) {
       [](const Comparison& c, const ItemGrouping* g) { return truth_cluster_sums(c, g); },
       nb::arg("comparison"), nb::arg("grouping").none());
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
-        nb::arg("confidence"));
+        nb::arg("confidence"), nb::arg("units").none());
+  m.def("linked_units", [](const nb::list& comparisons) {
+    std::vector<const Comparison*> runs;
+    for (nb::handle h : comparisons) runs.push_back(nb::cast<const Comparison*>(h));
+    return to_numpy(linked_units(runs));
+  });
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })
@@ -560,7 +600,10 @@ NB_MODULE(_core, m) {
   nb::class_<Comparison>(m, "Comparison")
       .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),
            nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"), nb::arg("items").none(),
-           nb::arg("weights").none(), nb::arg("family"))
+           nb::arg("weights").none(), nb::arg("family"), nb::arg("scope"))
+      .def("set_design", &Comparison::set_design)
+      .def("inverse_size_design",
+           [](const Comparison& c) { return to_numpy(inverse_size_design(c.joined())); })
       .def("coverage", &Comparison::coverage)
       .def("impact", &Comparison::impact)
       .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })

@@ -52,7 +52,8 @@ const DeltaRow& row_of(const BootstrapResult& r, uint32_t a, uint32_t b, uint32_
 TEST(Bootstrap, FullDataDeltasAreTheEvaluationsDifferences) {
   const Runs r({{7, 8, 7}, {10, 10, 20}, {1, 1, 1}});
   const BootstrapResult b = paired_bootstrap(r.sums(false), {200, 1, 0.9});
-  EXPECT_EQ(b.metrics.back(), "f1_of_means");
+  EXPECT_EQ(b.metrics.back(), "pair_f1");
+  EXPECT_NE(std::find(b.metrics.begin(), b.metrics.end(), "f1_of_means"), b.metrics.end());
   ASSERT_EQ(b.rows.size(), 3 * b.metrics.size());  // three pairs, one group
   for (uint32_t a = 0; a < 3; ++a)
     for (uint32_t z = a + 1; z < 3; ++z) {
@@ -62,7 +63,8 @@ TEST(Bootstrap, FullDataDeltasAreTheEvaluationsDifferences) {
         EXPECT_NEAR(x.value_a, ga.column(m)[0], 1e-15) << m;
         EXPECT_NEAR(x.value_b, gz.column(m)[0], 1e-15) << m;
         EXPECT_DOUBLE_EQ(x.delta, x.value_b - x.value_a);
-        EXPECT_EQ(x.resamples, 200u);
+        // A pair metric is undefined in resamples without pairs (only i3's cluster drawn).
+        if (m.rfind("pair_", 0) != 0) EXPECT_EQ(x.spread.resamples, 200u) << m;
       }
     }
   // Figure 2 against the truth itself: precision 3/4 -> 1 in every resample (both truth
@@ -70,14 +72,14 @@ TEST(Bootstrap, FullDataDeltasAreTheEvaluationsDifferences) {
   // {4/9, 2/9, 0} (clusters drawn (2, 0), (1, 1), (0, 2)).
   const DeltaRow& p = row_of(b, 0, 1, 0, "precision");
   EXPECT_DOUBLE_EQ(p.delta, 0.25);
-  EXPECT_NEAR(p.std_error, 0, 1e-15);
-  EXPECT_NEAR(p.ci_low, 0.25, 1e-15);
-  EXPECT_NEAR(p.ci_high, 0.25, 1e-15);
+  EXPECT_NEAR(p.spread.std_error, 0, 1e-15);
+  EXPECT_NEAR(p.spread.ci_low, 0.25, 1e-15);
+  EXPECT_NEAR(p.spread.ci_high, 0.25, 1e-15);
   const DeltaRow& rc = row_of(b, 0, 1, 0, "recall");
   EXPECT_NEAR(rc.delta, 2.0 / 9, 1e-15);
-  EXPECT_GT(rc.std_error, 0.1);
-  EXPECT_NEAR(rc.ci_low, 0, 1e-15);
-  EXPECT_NEAR(rc.ci_high, 4.0 / 9, 1e-15);
+  EXPECT_GT(rc.spread.std_error, 0.1);
+  EXPECT_NEAR(rc.spread.ci_low, 0, 1e-15);
+  EXPECT_NEAR(rc.spread.ci_high, 4.0 / 9, 1e-15);
 }
 
 TEST(Bootstrap, PerSliceFullDataDeltasAreTheSliceDifferences) {
@@ -148,19 +150,19 @@ TEST(Bootstrap, AgreesWithResamplingItemsByBruteForce) {
            (h - double(lo)) * (deltas[std::min(lo + 1, deltas.size() - 1)] - deltas[lo]);
   };
   const DeltaRow& x = row_of(got, 0, 1, 0, metric);
-  EXPECT_NEAR(x.std_error, std::sqrt(var), 1e-12);
-  EXPECT_NEAR(x.ci_low, q(0.1), 1e-12);
-  EXPECT_NEAR(x.ci_high, q(0.9), 1e-12);
-  EXPECT_GT(x.std_error, 0);
+  EXPECT_NEAR(x.spread.std_error, std::sqrt(var), 1e-12);
+  EXPECT_NEAR(x.spread.ci_low, q(0.1), 1e-12);
+  EXPECT_NEAR(x.spread.ci_high, q(0.9), 1e-12);
+  EXPECT_GT(x.spread.std_error, 0);
 }
 
 TEST(Bootstrap, IdenticalRunsDifferByNothing) {
   const Runs r({{7, 8, 7}, {7, 8, 7}});
   for (const DeltaRow& x : paired_bootstrap(r.sums(true), {100, 2, 0.95}).rows) {
     EXPECT_EQ(x.delta, 0);
-    EXPECT_EQ(x.std_error, 0);
-    EXPECT_EQ(x.ci_low, 0);
-    EXPECT_EQ(x.ci_high, 0);
+    EXPECT_EQ(x.spread.std_error, 0);
+    EXPECT_EQ(x.spread.ci_low, 0);
+    EXPECT_EQ(x.spread.ci_high, 0);
   }
 }
 
@@ -172,9 +174,9 @@ TEST(Bootstrap, SwappingRunsNegatesDeltasAndMirrorsIntervals) {
   ASSERT_EQ(ab.rows.size(), ba.rows.size());
   for (size_t i = 0; i < ab.rows.size(); ++i) {
     EXPECT_NEAR(ab.rows[i].delta, -ba.rows[i].delta, 1e-15);
-    EXPECT_NEAR(ab.rows[i].std_error, ba.rows[i].std_error, 1e-15);
-    EXPECT_NEAR(ab.rows[i].ci_low, -ba.rows[i].ci_high, 1e-15);
-    EXPECT_NEAR(ab.rows[i].ci_high, -ba.rows[i].ci_low, 1e-15);
+    EXPECT_NEAR(ab.rows[i].spread.std_error, ba.rows[i].spread.std_error, 1e-15);
+    EXPECT_NEAR(ab.rows[i].spread.ci_low, -ba.rows[i].spread.ci_high, 1e-15);
+    EXPECT_NEAR(ab.rows[i].spread.ci_high, -ba.rows[i].spread.ci_low, 1e-15);
   }
 }
 
@@ -186,9 +188,9 @@ TEST(Bootstrap, ASeedGivesTheSameIntervalsAndAnotherSeedOthers) {
   const BootstrapResult z = paired_bootstrap(s, {64, 43, 0.95});
   bool differs = false;
   for (size_t i = 0; i < x.rows.size(); ++i) {
-    EXPECT_EQ(x.rows[i].std_error, y.rows[i].std_error);
-    EXPECT_EQ(x.rows[i].ci_low, y.rows[i].ci_low);
-    differs |= x.rows[i].std_error != z.rows[i].std_error;
+    EXPECT_EQ(x.rows[i].spread.std_error, y.rows[i].spread.std_error);
+    EXPECT_EQ(x.rows[i].spread.ci_low, y.rows[i].spread.ci_low);
+    differs |= x.rows[i].spread.std_error != z.rows[i].spread.std_error;
   }
   EXPECT_TRUE(differs);
 }
@@ -196,7 +198,9 @@ TEST(Bootstrap, ASeedGivesTheSameIntervalsAndAnotherSeedOthers) {
 TEST(Bootstrap, BadArgumentsAreErrors) {
   const Runs r({{7, 8, 7}, {1, 1, 1}});
   const auto s = r.sums(false), sliced = r.sums(true);
-  EXPECT_THROW(paired_bootstrap({s[0]}, {}), std::invalid_argument);
+  EXPECT_THROW(paired_bootstrap({}, {}), std::invalid_argument);
+  EXPECT_NO_THROW(paired_bootstrap({s[0]}, {}));  // one run: its estimates only
+  EXPECT_THROW(paired_bootstrap(s, {10, 1, 0.95, {0}}), std::invalid_argument);  // 2 clusters
   EXPECT_THROW(paired_bootstrap({s[0], sliced[1]}, {}), std::invalid_argument);
   EXPECT_THROW(paired_bootstrap(s, {0, 1, 0.95}), std::invalid_argument);
   EXPECT_THROW(paired_bootstrap(s, {10, 1, 1.0}), std::invalid_argument);
@@ -204,4 +208,55 @@ TEST(Bootstrap, BadArgumentsAreErrors) {
   EXPECT_THROW(paired_bootstrap(s, {10, 1, std::nan("")}), std::invalid_argument);
   ItemGrouping wrong;
   EXPECT_THROW(truth_cluster_sums(r.c[0], &wrong), std::invalid_argument);
+}
+
+TEST(Bootstrap, OneRunsEstimatesAreItsOverallValues) {
+  const Runs r({{7, 8, 7}});
+  const BootstrapResult b = paired_bootstrap(r.sums(false), {100, 5, 0.9});
+  EXPECT_TRUE(b.rows.empty());
+  ASSERT_EQ(b.values.size(), b.metrics.size());
+  const GroupTable g = r.c[0].overall();
+  for (const ValueRow& v : b.values) {
+    const std::string& m = b.metrics[v.metric];
+    EXPECT_NEAR(v.estimate, g.column(m)[0], 1e-15) << m;
+    if (std::isnan(v.spread.ci_low)) continue;
+    EXPECT_LE(v.spread.ci_low, v.spread.ci_high) << m;
+  }
+}
+
+TEST(Bootstrap, LinkedUnitsJoinTruthClustersSharingAnActualCluster) {
+  // Truth {i1,i2}, {i3}: run 0 keeps them apart, run 1 puts i1 and i3 together.
+  const Runs r({{1, 1, 2}, {5, 6, 5}});
+  EXPECT_EQ(linked_units({&r.c[0]}), (std::vector<uint32_t>{0, 1}));
+  EXPECT_EQ(linked_units({&r.c[1]}), (std::vector<uint32_t>{0, 0}));
+  EXPECT_EQ(linked_units({&r.c[0], &r.c[1]}), (std::vector<uint32_t>{0, 0}));
+  // One unit: every resample would be the full data, a spread of 0 claiming certainty.
+  const BootstrapResult b = paired_bootstrap(r.sums(false), {40, 2, 0.9, {0, 0}});
+  EXPECT_EQ(b.units, 1u);
+  for (const DeltaRow& x : b.rows) {
+    EXPECT_TRUE(std::isnan(x.spread.ci_low) && std::isnan(x.spread.std_error));
+    EXPECT_EQ(x.spread.resamples, 0u);
+  }
+  EXPECT_EQ(paired_bootstrap(r.sums(false), {40, 2, 0.9, {0, 1}}).units, 2u);
+}
+
+TEST(Bootstrap, DesignWeightsWeightEachTruthClustersItems) {
+  Runs r({{7, 8, 7}});
+  // Truth cluster {i1, i2} counts 3 times, {i3} once: precision (3·(1/4 + 2) + 3·3/4) /
+  // (3·3 + 3) = 9/12 ... computed from the per-item values of SPEC §1's example.
+  r.c[0].set_design({3.0, 1.0});
+  const BootstrapResult b = paired_bootstrap(r.sums(false), {10, 5, 0.9});
+  const auto at = [&](const std::string& m) {
+    for (const ValueRow& v : b.values)
+      if (b.metrics[v.metric] == m) return v.estimate;
+    throw std::runtime_error("no metric");
+  };
+  // Per item (weights 1, 2, 3): precision 1/4, 1, 3/4; recall 1/3, 2/3, 1.
+  EXPECT_NEAR(at("precision"), (3 * (0.25 + 2) + 3 * 0.75) / (3 * 3 + 3), 1e-15);
+  EXPECT_NEAR(at("recall"), (3 * (1.0 / 3 + 4.0 / 3) + 3) / (3 * 3 + 3), 1e-15);
+  const GroupTable g = r.c[0].overall();
+  EXPECT_NEAR(g.column("precision")[0], at("precision"), 1e-15);
+  EXPECT_EQ(g.weight[0], 6.0);  // the items' own weight
+  EXPECT_THROW(r.c[0].set_design({1.0}), std::invalid_argument);
+  EXPECT_THROW(r.c[0].set_design({1.0, 0.0}), std::invalid_argument);
 }

@@ -1,0 +1,134 @@
+"""What scoring against a truth that is a sample needs beside the metrics: the truth
+scope, the truth clusters' design weights, and the bootstrap's options (SPEC §1, §1b).
+The estimates and their intervals are the core's (paired_bootstrap)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _arrays, _core
+from ._io import (
+    Source,
+    clip,
+    load_table,
+    require_columns,
+    require_no_nulls,
+    require_numeric,
+    require_rows,
+)
+
+SCOPES = {"common": _core.TruthScope.common, "entities": _core.TruthScope.entities}
+DESIGNS = ("uniform", "inverse_size")
+
+
+def scope_of(truth_scope: Any) -> _core.TruthScope:
+    if not isinstance(truth_scope, str) or truth_scope not in SCOPES:
+        raise ValueError(
+            f"truth_scope must be one of {', '.join(map(repr, SCOPES))}, not {clip(repr(truth_scope), 60)}"
+        )
+    return SCOPES[truth_scope]
+
+
+@dataclass(frozen=True)
+class BootstrapOptions:
+    """The bootstrap's options, checked: resamples >= 1, confidence in (0, 1), a 64-bit
+    seed."""
+
+    resamples: int = 1000
+    seed: int = 0
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        r, s, c = self.resamples, self.seed, self.confidence
+        if isinstance(r, bool) or not isinstance(r, int | np.integer) or r < 1:
+            raise ValueError(f"resamples must be a whole number >= 1, not {clip(repr(r), 60)}")
+        if isinstance(s, bool) or not isinstance(s, int | np.integer) or not 0 <= s < 2**64:
+            raise ValueError(f"seed must be a whole number in [0, 2^64), not {clip(repr(s), 60)}")
+        ok = isinstance(c, int | float | np.floating) and not isinstance(c, bool)
+        if not ok or not 0 < float(c) < 1:
+            raise ValueError(f"confidence must be a number in (0, 1), not {clip(repr(c), 60)}")
+
+    def args(self) -> tuple[int, int, float]:
+        return int(self.resamples), int(self.seed), float(self.confidence)
+
+
+def design_weights(
+    core: Any, truth: Source, cluster_col: str, cluster_weights: Any
+) -> np.ndarray | None:
+    """Per truth cluster (the core's order), its design weight; None for all 1.
+    `cluster_weights`: None or "uniform", "inverse_size", a mapping {cluster: weight},
+    or a table (path, DataFrame, Arrow table) with columns cluster_id and weight."""
+    if cluster_weights is None or (isinstance(cluster_weights, str) and cluster_weights == "uniform"):
+        return None
+    if isinstance(cluster_weights, str) and cluster_weights == "inverse_size":
+        return np.asarray(core.inverse_size_design())
+    if isinstance(cluster_weights, str) and not os.path.splitext(cluster_weights)[1]:
+        raise ValueError(
+            f"cluster_weights must be 'uniform', 'inverse_size', a mapping, or a table with"
+            f" columns cluster_id and weight, not {clip(repr(cluster_weights), 60)}"
+        )
+    src = _weights_table(cluster_weights)
+    labels = _arrays.take(truth.table.column(cluster_col), core.cluster_first_rows(_core.Side.a))
+    return _weights_by_cluster(src, labels, truth.name)
+
+
+def _weights_table(obj: Any) -> Source:
+    if isinstance(obj, Mapping):
+        keys = list(obj.keys())
+        try:
+            table = pa.table({"cluster_id": keys, "weight": list(obj.values())})
+        except (pa.ArrowTypeError, pa.ArrowInvalid) as e:
+            raise ValueError(f"cluster_weights: {clip(str(e), 120)}") from None
+        src = Source(table, "cluster_weights", "memory")
+    else:
+        src = load_table(obj, "cluster_weights", ("cluster_id",))
+    require_columns(src, ["cluster_id", "weight"], "a design-weights table has cluster_id, weight")
+    require_rows(src)
+    require_no_nulls(src, "cluster_id")
+    require_no_nulls(src, "weight")
+    require_numeric(src, "weight")
+    return src
+
+
+def _weights_by_cluster(src: Source, labels: pa.Array, truth_name: str) -> np.ndarray:
+    ids = src.table.column("cluster_id")
+    as_string = not (_arrays.is_integer(ids) and _arrays.is_integer(labels))
+    ids = _arrays.flat(_arrays.normalize_ids(ids, as_string))
+    labels = _arrays.flat(_arrays.normalize_ids(labels, as_string))
+    weights = _arrays.float_array(src.table.column("weight"))
+    bad = ~(np.isfinite(weights) & (weights > 0))
+    if bad.any():
+        row = int(np.argmax(bad))
+        raise ValueError(
+            f"{src.where(row)}: weight {_shown(src.table.column('weight')[row])} of cluster"
+            f" {_shown(ids[row])} is not a finite number > 0"
+        )
+    counts = pc.value_counts(ids)
+    repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
+    if len(repeated):
+        row = pc.index(ids, repeated[0]).as_py()
+        raise ValueError(f"{src.where(row)}: cluster {_shown(repeated[0])} is given twice")
+    unknown = pc.is_null(pc.index_in(ids, value_set=labels))
+    if pc.any(unknown).as_py():
+        row = pc.index(unknown, True).as_py()
+        raise ValueError(f"{src.where(row)}: cluster {_shown(ids[row])} is not in {truth_name}")
+    at = pc.index_in(labels, value_set=ids)
+    if at.null_count:
+        missing = labels[pc.index(pc.is_null(at), True).as_py()]
+        raise ValueError(
+            f"{src.name}: no weight for cluster {_shown(missing)} of {truth_name}"
+            f" ({at.null_count:,} of its {len(labels):,} clusters have none)"
+        )
+    return weights[np.asarray(at)]
+
+
+def _shown(value: Any) -> str:
+    v = value.as_py() if hasattr(value, "as_py") else value
+    return clip(repr(v), 60)

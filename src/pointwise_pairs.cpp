@@ -1,0 +1,96 @@
+// The pair metrics' sums (SPEC §1, "pair metrics"): ratios of design-weighted sums, not
+// means, so they are summed here beside aggregate()'s means rather than through them.
+#include <cmath>
+#include <limits>
+
+#include "clusterscore/pointwise.h"
+#include "detail/interrupt.h"
+#include "detail/kahan.h"
+
+namespace clusterscore {
+namespace {
+
+using detail::KahanSum;
+
+struct Acc {
+  KahanSum together, actual, truth, weight;
+};
+
+}  // namespace
+
+double pair_scale(const CellTable& cells) {
+  const double mean = cells.total_weight / double(cells.total_count);
+  return std::isfinite(mean) && mean > 0 ? std::ldexp(1.0, -std::ilogb(mean)) : 1.0;
+}
+
+bool pair_sums_by_cell(const CellTable& cells, const ActualMarginals& m) {
+  const double lo = std::ldexp(1.0, -250), hi = std::ldexp(1.0, 250);
+  if (cells.weight_sq.size() != cells.size() || !(m.total <= hi)) return false;
+  for (double w : cells.weight)
+    if (!(w >= lo && w <= hi)) return false;
+  return true;
+}
+
+PairSums pair_sums(const CellTable& cells, const ActualMarginals& m,
+                   std::span<const double> design, const Units& units, size_t n_groups) {
+  const bool by_cell = units.cell.empty();
+  if (by_cell && !pair_sums_by_cell(cells, m))
+    throw std::logic_error("clusterscore: pair sums over these cells must be taken over items");
+  // Over cells the squares are already summed unscaled (and safe, by the check above).
+  const double scale = by_cell ? 1.0 : pair_scale(cells);
+  std::vector<Acc> acc(n_groups);
+  for (size_t u = 0; u < units.group.size(); ++u) {
+    detail::poll_every(u);
+    const uint32_t g = units.group[u], k = by_cell ? uint32_t(u) : units.cell[u];
+    if (g == kNone || k == kNone) continue;
+    const double d = design.empty() ? 1.0 : design[cells.row[k]];
+    const double tp = cells.weight[k], wa = m.col_weight[cells.col[k]];
+    const double wt = cells.row_weight[cells.row[k]];
+    Acc& a = acc[g];
+    if (by_cell) {
+      // Σ over the cell's items of w·(x − w) = W·x − Σw², W the cell's weight.
+      const double w = units.weight[u], q = cells.weight_sq[k];
+      a.together.add(d * (w * tp - q));
+      a.actual.add(d * (w * wa - q));
+      a.truth.add(d * (w * wt - q));
+      a.weight.add(w);
+    } else {
+      const double w = units.weight[u], ws = w * scale;
+      a.together.add(d * ws * ((tp - w) * scale));
+      a.actual.add(d * ws * ((wa - w) * scale));
+      a.truth.add(d * ws * ((wt - w) * scale));
+      a.weight.add(w);
+    }
+  }
+  PairSums s;
+  for (auto* v : {&s.together, &s.actual, &s.truth, &s.weight}) v->reserve(n_groups);
+  for (const Acc& a : acc) {
+    s.together.push_back(a.together.value());
+    s.actual.push_back(a.actual.value());
+    s.truth.push_back(a.truth.value());
+    s.weight.push_back(a.weight.value());
+  }
+  return s;
+}
+
+PairMetrics pair_metrics(double together, double actual, double truth) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  // 2t / (a + b) is the harmonic mean of t/a and t/b, and 0 (not 0/0) when t = 0.
+  return {actual > 0 ? together / actual : kNaN, truth > 0 ? together / truth : kNaN,
+          actual > 0 && truth > 0 ? 2 * together / (actual + truth) : kNaN};
+}
+
+void add_pair_metrics(GroupTable* t, const PairSums& s) {
+  BigVector<double> p(t->size()), r(t->size()), f(t->size());
+  for (size_t i = 0; i < t->size(); ++i) {
+    const uint32_t g = t->group[i];
+    const PairMetrics x = pair_metrics(s.together[g], s.actual[g], s.truth[g]);
+    p[i] = x.precision, r[i] = x.recall, f[i] = x.f1;
+  }
+  for (const char* name : {"pair_precision", "pair_recall", "pair_f1"}) t->names.push_back(name);
+  t->columns.push_back(std::move(p));
+  t->columns.push_back(std::move(r));
+  t->columns.push_back(std::move(f));
+}
+
+}  // namespace clusterscore

@@ -6,10 +6,10 @@
 #include <stdexcept>
 
 #include "clusterscore/pointwise.h"
-#include "detail/interner.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
+#include "detail/pointwise_row.h"
 #include "detail/random.h"
 #include "detail/simd.h"
 
@@ -23,113 +23,207 @@ namespace {
 using detail::KahanSum;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-void check(const std::vector<ClusterSums>& runs, const BootstrapOptions& o) {
-  if (runs.empty()) throw std::invalid_argument("clusterscore: the bootstrap needs a run");
-  for (const ClusterSums& r : runs)
-    if (r.n_clusters != runs[0].n_clusters || r.n_groups != runs[0].n_groups ||
-        r.names != runs[0].names || r.pairs != runs[0].pairs || r.design != runs[0].design)
-      throw std::invalid_argument(
-          "clusterscore: runs to compare must share the truth, its design weights, the grouping"
-          " and the metrics");
+void check_options(const BootstrapOptions& o) {
   if (o.resamples == 0) throw std::invalid_argument("clusterscore: resamples must be > 0");
   if (!(o.confidence > 0 && o.confidence < 1))
     throw std::invalid_argument("clusterscore: confidence must be in (0, 1)");
-  if (!o.units.empty() && o.units.size() != runs[0].n_clusters)
-    throw std::invalid_argument("clusterscore: one resampling unit per truth cluster is needed");
 }
 
-// Estimates of every run, group and metric (means, f1_of_means if precision and recall
-// are among them, pair metrics if summed) with the truth clusters of unit u counted n[u]
-// times (once each if `n` is null); NaN where a group has no weight or a pair metric no
-// pairs.
-class Means {
- public:
-  Means(const std::vector<ClusterSums>& runs, const std::vector<uint32_t>& units)
-      : runs_(runs), units_(units) {
-    const ClusterSums& r = runs[0];
-    const auto at = [&](const char* s) { return std::find(r.names.begin(), r.names.end(), s); };
-    means_ = r.names.size();
-    sums_ = r.width();
-    if (at("precision") != r.names.end() && at("recall") != r.names.end()) {
-      p_ = size_t(at("precision") - r.names.begin());
-      r_ = size_t(at("recall") - r.names.begin());
-      f1_ = true;
+[[noreturn]] void mismatch() {
+  throw std::invalid_argument(
+      "clusterscore: runs to compare must share the truth, its design weights, the grouping"
+      " and the metrics");
+}
+
+// The estimates of one group from its sums: `means` weighted means (sum / weight), then
+// f1_of_means (if precision and recall are at p and r), then the three pair metrics from
+// the three sums after the means (if `pairs`).
+struct Layout {
+  size_t means = 0, p = 0, r = 0;
+  bool f1 = false, pairs = false;
+
+  Layout(const std::vector<std::string>& names, bool with_pairs) : means(names.size()) {
+    const auto at = [&](const char* s) { return std::find(names.begin(), names.end(), s); };
+    if (at("precision") != names.end() && at("recall") != names.end()) {
+      p = size_t(at("precision") - names.begin());
+      r = size_t(at("recall") - names.begin());
+      f1 = true;
     }
-    pairs_ = r.pairs;
-    width_ = means_ + (f1_ ? 1 : 0) + (pairs_ ? 3 : 0);
-    n_units_ = units.empty() ? r.n_clusters
-                             : size_t(*std::max_element(units.begin(), units.end())) + 1;
+    pairs = with_pairs;
   }
-  size_t width() const { return width_; }
-  size_t groups() const { return runs_[0].n_groups; }
-  size_t units() const { return n_units_; }
-  // How many units hold an entry of some run.
-  size_t units_used() const {
-    std::vector<bool> used(n_units_, false);
-    for (const ClusterSums& r : runs_)
-      for (uint32_t c : r.cluster) used[units_.empty() ? c : units_[c]] = true;
-    return size_t(std::count(used.begin(), used.end(), true));
-  }
-  std::vector<std::string> names() const {
-    std::vector<std::string> out = runs_[0].names;
-    if (f1_) out.push_back("f1_of_means");
-    if (pairs_) out.insert(out.end(), {"pair_precision", "pair_recall", "pair_f1"});
+  size_t sums() const { return means + (pairs ? 3 : 0); }
+  size_t width() const { return means + (f1 ? 1 : 0) + (pairs ? 3 : 0); }
+  std::vector<std::string> names(std::vector<std::string> out) const {
+    if (f1) out.push_back("f1_of_means");
+    if (pairs) out.insert(out.end(), {"pair_precision", "pair_recall", "pair_f1"});
     return out;
   }
+  // One group's estimates (`row`, width() of them) from compensated sums (sum, comp) and
+  // weight w > 0.
+  void finish(const double* sum, const double* comp, double w, double* row) const {
+    for (size_t m = 0; m < means; ++m) row[m] = (sum[m] + comp[m]) / w;
+    size_t m = means;
+    if (f1) row[m++] = f1_of_means(row[p], row[r]);
+    if (pairs) {
+      const size_t q = means;
+      const PairMetrics x =
+          pair_metrics(sum[q] + comp[q], sum[q + 1] + comp[q + 1], sum[q + 2] + comp[q + 2]);
+      row[m] = x.precision, row[m + 1] = x.recall, row[m + 2] = x.f1;
+    }
+  }
+};
 
-  // out[(run * groups + g) * width + m]
-  void compute(const uint32_t* n, std::vector<double>* out) const {
-    const size_t g_count = groups();
-    out->assign(runs_.size() * g_count * width_, kNaN);
-    std::vector<KahanSum> w(g_count);
-    std::vector<double> sum(g_count * sums_), comp(g_count * sums_);
-    for (size_t run = 0; run < runs_.size(); ++run) {
-      const ClusterSums& r = runs_[run];
-      std::fill(w.begin(), w.end(), KahanSum{});
-      std::fill(sum.begin(), sum.end(), 0.0);
-      std::fill(comp.begin(), comp.end(), 0.0);
-      add_entries(r, n, w.data(), sum.data(), comp.data());
-      for (size_t g = 0; g < g_count; ++g) {
-        const double wg = w[g].value();
-        if (!(wg > 0)) continue;
-        double* row = out->data() + (run * g_count + g) * width_;
-        const double* s = sum.data() + g * sums_;
-        const double* c = comp.data() + g * sums_;
-        for (size_t m = 0; m < means_; ++m) row[m] = (s[m] + c[m]) / wg;
-        size_t m = means_;
-        if (f1_) row[m++] = f1_of_means(row[p_], row[r_]);
-        if (pairs_) {
-          const size_t q = means_;
-          const PairMetrics x = pair_metrics(s[q] + c[q], s[q + 1] + c[q + 1], s[q + 2] + c[q + 2]);
-          row[m] = x.precision, row[m + 1] = x.recall, row[m + 2] = x.f1;
-        }
-      }
+// Per run, the groups' weights and compensated sums, and the estimates made from them:
+// out[(run * groups + g) * width + m], NaN where a group has no weight.
+class GroupSums {
+ public:
+  GroupSums(const Layout& layout, size_t groups)
+      : layout_(layout), groups_(groups), w_(groups), sum_(groups * layout.sums()),
+        comp_(groups * layout.sums()) {}
+  void clear() {
+    std::fill(w_.begin(), w_.end(), KahanSum{});
+    std::fill(sum_.begin(), sum_.end(), 0.0);
+    std::fill(comp_.begin(), comp_.end(), 0.0);
+  }
+  // Adds k × (weight, values) to group g: four at a time, each lane the scalar
+  // neumaier_add() (the same bits).
+  [[gnu::always_inline]] void add(size_t g, double k, double weight, const double* values) {
+    w_[g].add(k * weight);
+    const size_t n = layout_.sums();
+    detail::neumaier_add_scaled(sum_.data() + g * n, comp_.data() + g * n, k, values, n);
+  }
+  void finish(size_t run, std::vector<double>* out) const {
+    const size_t n = layout_.sums(), width = layout_.width();
+    for (size_t g = 0; g < groups_; ++g) {
+      const double wg = w_[g].value();
+      if (wg > 0)
+        layout_.finish(sum_.data() + g * n, comp_.data() + g * n, wg,
+                       out->data() + (run * groups_ + g) * width);
     }
   }
 
  private:
-  // Adds each entry of r, counted n[unit of its cluster] times its design weight, to its
-  // group's weight w[g] and sums (sum, comp)[g * sums_ + m]: four at a time, each lane
-  // the scalar neumaier_add() (the same bits), in clones for AVX2 and the baseline.
+  const Layout& layout_;
+  size_t groups_;
+  std::vector<KahanSum> w_;
+  std::vector<double> sum_, comp_;
+};
+
+// Estimates from fixed sums per truth cluster (ClusterSums), truth cluster c counted
+// n[c] times its design weight (n null: once).
+class FixedSums {
+ public:
+  explicit FixedSums(const std::vector<ClusterSums>& runs)
+      : runs_(runs), layout_(runs.at(0).names, runs[0].pairs) {
+    for (const ClusterSums& r : runs)
+      if (r.n_clusters != runs[0].n_clusters || r.n_groups != runs[0].n_groups ||
+          r.names != runs[0].names || r.pairs != runs[0].pairs || r.design != runs[0].design)
+        mismatch();
+  }
+  const Layout& layout() const { return layout_; }
+  size_t groups() const { return runs_[0].n_groups; }
+  size_t clusters() const { return runs_[0].n_clusters; }
+  size_t runs() const { return runs_.size(); }
+  std::vector<std::string> base_names() const { return runs_[0].names; }
+  template <class F>
+  void for_each_cluster(F f) const {
+    for (const ClusterSums& r : runs_)
+      for (uint32_t c : r.cluster) f(c);
+  }
+
+  void compute(const uint32_t* n, std::vector<double>* out) const {
+    out->assign(runs_.size() * groups() * layout_.width(), kNaN);
+    GroupSums sums(layout_, groups());
+    for (size_t run = 0; run < runs_.size(); ++run) {
+      sums.clear();
+      add_entries(runs_[run], n, &sums);
+      sums.finish(run, out);
+    }
+  }
+
+ private:
   CLUSTERSCORE_SIMD_CLONES
-  void add_entries(const ClusterSums& r, const uint32_t* n, KahanSum* w, double* sum,
-                   double* comp) const {
+  void add_entries(const ClusterSums& r, const uint32_t* n, GroupSums* sums) const {
+    const size_t width = r.width();
     for (size_t e = 0; e < r.size(); ++e) {
       const uint32_t c = r.cluster[e];
-      double k = n ? double(n[units_.empty() ? c : units_[c]]) : 1.0;
+      double k = n ? double(n[c]) : 1.0;
       if (k == 0) continue;
       if (!r.design.empty()) k *= r.design[c];
-      const size_t g = r.group[e];
-      w[g].add(k * r.weight[e]);
-      detail::neumaier_add_scaled(sum + g * sums_, comp + g * sums_, k,
-                                  r.sums.data() + e * sums_, sums_);
+      sums->add(r.group[e], k, r.weight[e], r.sums.data() + e * width);
     }
   }
 
   const std::vector<ClusterSums>& runs_;
-  const std::vector<uint32_t>& units_;
-  size_t means_ = 0, sums_ = 0, width_ = 0, p_ = 0, r_ = 0, n_units_ = 0;
-  bool f1_ = false, pairs_ = false;
+  Layout layout_;
+};
+
+const std::vector<std::string> kPointwiseNames = {
+    "precision",     "recall",          "f1",          "accuracy", "jaccard_index",
+    "jaccard_distance", "over_merge_rate", "under_merge_rate"};
+
+// Estimates recomputed from the cells (CellSums) of the truth clusters drawn: see
+// bootstrap.h.
+class RecomputedCells {
+ public:
+  explicit RecomputedCells(const std::vector<CellSums>& runs)
+      : runs_(runs), layout_(kPointwiseNames, true) {
+    for (const CellSums& r : runs)
+      if (r.n_clusters != runs.at(0).n_clusters || r.n_groups != runs[0].n_groups) mismatch();
+  }
+  const Layout& layout() const { return layout_; }
+  size_t groups() const { return runs_[0].n_groups; }
+  size_t clusters() const { return runs_[0].n_clusters; }
+  size_t runs() const { return runs_.size(); }
+  std::vector<std::string> base_names() const { return kPointwiseNames; }
+  template <class F>
+  void for_each_cluster(F f) const {
+    for (const CellSums& r : runs_)
+      for (uint32_t k : r.cell) f(r.row[k]);
+  }
+
+  void compute(const uint32_t* n, std::vector<double>* out) const {
+    out->assign(runs_.size() * groups() * layout_.width(), kNaN);
+    GroupSums sums(layout_, groups());
+    for (size_t run = 0; run < runs_.size(); ++run) {
+      sums.clear();
+      add_run(runs_[run], n, &sums);
+      sums.finish(run, out);
+    }
+  }
+
+ private:
+  void add_run(const CellSums& r, const uint32_t* n, GroupSums* sums) const {
+    const auto times = [&](uint32_t row) { return n ? double(n[row]) : 1.0; };
+    // The actual clusters' and T's weights over the clusters drawn.
+    std::vector<KahanSum> col(r.n_cols);
+    for (size_t k = 0; k < r.row.size(); ++k) col[r.col[k]].add(times(r.row[k]) * r.cell_weight[k]);
+    KahanSum total;
+    for (size_t t = 0; t < r.row_weight.size(); ++t) total.add(times(uint32_t(t)) * r.row_weight[t]);
+    const double s = r.scale, all = total.value();
+    double v[detail::kPointwiseMetrics + 3];
+    for (size_t e = 0; e < r.size(); ++e) {
+      const uint32_t k = r.cell[e], row = r.row[k];
+      const double times_row = times(row);
+      if (times_row == 0) continue;
+      // The item's actual cluster holds one copy of its own truth cluster's items.
+      const double tp = r.cell_weight[k], wr = r.row_weight[row];
+      const double actual = col[r.col[k]].value() - (times_row - 1) * tp;
+      const double fp = actual - tp, fn = wr - tp;
+      detail::pointwise_row(tp, fp, fn, all - tp - fp - fn, all, v);
+      // Sums as FixedSums holds them: weight × value for the means, and the pair terms
+      // as pair_sums() makes them (Σw·(x − w) = W·x − Σw², weights scaled).
+      const double w = r.weight[e], ws = w * s, q = r.weight_sq[e];
+      for (int m = 0; m < detail::kPointwiseMetrics; ++m) v[m] *= w;
+      v[8] = ws * (tp * s) - q;
+      v[9] = ws * (actual * s) - q;
+      v[10] = ws * (wr * s) - q;
+      sums->add(r.group[e], times_row, w, v);
+    }
+  }
+
+  const std::vector<CellSums>& runs_;
+  Layout layout_;
 };
 
 // Each of `clusters` drawn `clusters` times with replacement: how often each was drawn.
@@ -169,110 +263,22 @@ Spread spread_of(std::vector<double> values, double confidence) {
   return out;
 }
 
-// Union-find over truth clusters, with path halving.
-struct Links {
-  std::vector<uint32_t> parent;
-  explicit Links(size_t n) : parent(n) {
-    for (size_t i = 0; i < n; ++i) parent[i] = uint32_t(i);
-  }
-  uint32_t find(uint32_t x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  }
-  void join(uint32_t a, uint32_t b) {
-    a = find(a), b = find(b);
-    if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the smallest is the root
-  }
-};
 
-}  // namespace
-
-ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping) {
-  const JoinedClusterings& j = c.joined();
-  const MetricTable& m = c.cell_metrics();
-  const CellTable& cells = c.cells();
-  const BigVector<uint32_t>& cell = c.cell_of_item();
-  if (grouping && grouping->item_group.size() != j.n_items())
-    throw std::invalid_argument("clusterscore: item grouping of the wrong length");
-  ClusterSums out;
-  out.n_clusters = j.n_a_clusters();
-  out.n_groups = grouping ? grouping->n_groups : 1;
-  out.names = m.names;
-  out.pairs = c.family() == MetricFamily::kPointwise;
-  out.design = c.design();
-  const ActualMarginals actual = out.pairs ? c.marginals() : ActualMarginals{};
-  const double scale = pair_scale(cells);  // as pair_sums() scales items' weights
-  const size_t k = m.width(), width = out.width();
-  detail::Interner entries(false, 1024);
-  std::vector<KahanSum> w, s;
-  for (size_t i = 0; i < j.n_items(); ++i) {
-    detail::poll_every(i);
-    const uint32_t g = grouping ? grouping->item_group[i] : 0;
-    if (cell[i] == kNone || g == kNone) continue;
-    const uint32_t a = j.a_cluster[i];
-    const auto [e, inserted] = entries.insert_key((uint64_t(a) << 32) | g);
-    if (inserted) {
-      out.cluster.push_back(a);
-      out.group.push_back(g);
-      w.emplace_back();
-      s.resize(s.size() + width);
-    }
-    const double wi = j.weight[i];
-    w[e].add(wi);
-    KahanSum* to = s.data() + size_t(e) * width;
-    const double* v = m.row(cell[i]);
-    for (size_t q = 0; q < k; ++q) to[q].add(wi * v[q]);
-    if (out.pairs) {  // as pair_sums() does, item by item
-      const uint32_t x = cell[i];
-      const double ws = wi * scale;
-      to[k].add(ws * ((cells.weight[x] - wi) * scale));
-      to[k + 1].add(ws * ((actual.col_weight[cells.col[x]] - wi) * scale));
-      to[k + 2].add(ws * ((cells.row_weight[cells.row[x]] - wi) * scale));
-    }
-  }
-  for (const KahanSum& x : w) out.weight.push_back(x.value());
-  for (const KahanSum& x : s) out.sums.push_back(x.value());
-  return out;
-}
-
-std::vector<uint32_t> linked_units(const std::vector<const Comparison*>& runs) {
-  if (runs.empty()) return {};
-  Links links(runs[0]->joined().n_a_clusters());
-  for (const Comparison* c : runs) {
-    const CellTable& cells = c->cells();
-    if (cells.n_rows != links.parent.size())
-      throw std::invalid_argument("clusterscore: runs to compare must share the truth");
-    std::vector<uint32_t> first(cells.n_cols, kNone);  // per actual cluster, a truth cluster
-    for (size_t k = 0; k < cells.size(); ++k) {
-      detail::poll_every(k);
-      uint32_t& f = first[cells.col[k]];
-      if (f == kNone)
-        f = cells.row[k];
-      else
-        links.join(f, cells.row[k]);
-    }
-  }
-  std::vector<uint32_t> unit(links.parent.size()), code(links.parent.size(), kNone);
-  uint32_t next = 0;
-  for (size_t r = 0; r < unit.size(); ++r) {
-    const uint32_t root = links.find(uint32_t(r));
-    if (code[root] == kNone) code[root] = next++;
-    unit[r] = code[root];
-  }
-  return unit;
-}
-
-BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o) {
-  check(runs, o);
-  const Means means(runs, o.units);
-  const size_t groups = means.groups(), width = means.width(), n_runs = runs.size();
+template <class Engine>
+BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
+  check_options(o);
+  const size_t groups = engine.groups(), width = engine.layout().width(), n_runs = engine.runs();
   const size_t pairs = n_runs * (n_runs - 1) / 2, cells = groups * width;
-  const size_t units = means.units_used();
-  // One unit drawn again and again is the full data every time: a spread of 0 that would
-  // claim certainty, where nothing is known of the variation between units.
-  const size_t b_count = units >= 2 ? o.resamples : 0;
+  std::vector<bool> used(engine.clusters(), false);
+  engine.for_each_cluster([&](uint32_t c) { used[c] = true; });
+  BootstrapResult out;
+  out.clusters = size_t(std::count(used.begin(), used.end(), true));
+  out.metrics = engine.layout().names(engine.base_names());
+  // One cluster drawn again and again is the full data every time: a spread of 0 that
+  // would claim certainty, where nothing is known of the variation between clusters.
+  const size_t b_count = out.clusters >= 2 ? o.resamples : 0;
   std::vector<double> full, now;
-  means.compute(nullptr, &full);
+  engine.compute(nullptr, &full);
   // values[(run * cells + x) * resamples + b], deltas[(pair * cells + x) * resamples + b]
   std::vector<double> values(n_runs * cells * b_count, kNaN);
   std::vector<double> deltas(pairs * cells * b_count, kNaN);
@@ -280,8 +286,8 @@ BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const Boo
   std::vector<uint32_t> n;
   for (size_t b = 0; b < b_count; ++b) {
     detail::poll_interrupt();
-    draw(rng, means.units(), &n);
-    means.compute(n.data(), &now);
+    draw(rng, engine.clusters(), &n);
+    engine.compute(n.data(), &now);
     for (size_t x = 0; x < n_runs * cells; ++x) values[x * b_count + b] = now[x];
     for (size_t a = 0, pair = 0; a < n_runs; ++a)
       for (size_t z = a + 1; z < n_runs; ++z, ++pair)
@@ -293,38 +299,35 @@ BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const Boo
                                          v.begin() + long((at + 1) * b_count)),
                      o.confidence);
   };
-  BootstrapResult out;
-  out.units = units;
-  out.metrics = means.names();
-  for (size_t run = 0; run < n_runs; ++run)
+  for (size_t r = 0; r < n_runs; ++r)
     for (size_t x = 0; x < cells; ++x) {
       const size_t g = x / width;
       // A group without weight in the run has no estimate of any metric.
-      if (std::isnan(full[run * cells + g * width])) continue;
-      ValueRow row;
-      row.run = uint32_t(run);
-      row.group = uint32_t(g);
-      row.metric = uint32_t(x % width);
-      row.estimate = full[run * cells + x];
-      row.spread = resampled(values, run * cells + x);
-      out.values.push_back(row);
+      if (std::isnan(full[r * cells + g * width])) continue;
+      out.values.push_back({uint32_t(r), uint32_t(g), uint32_t(x % width), full[r * cells + x],
+                            resampled(values, r * cells + x)});
     }
   for (size_t a = 0, pair = 0; a < n_runs; ++a)
     for (size_t z = a + 1; z < n_runs; ++z, ++pair)
       for (size_t x = 0; x < cells; ++x) {
-        DeltaRow row;
-        row.run_a = uint32_t(a);
-        row.run_b = uint32_t(z);
-        row.group = uint32_t(x / width);
-        row.metric = uint32_t(x % width);
-        row.value_a = full[a * cells + x];
-        row.value_b = full[z * cells + x];
-        if (std::isnan(row.value_a) || std::isnan(row.value_b)) continue;
-        row.delta = row.value_b - row.value_a;
-        row.spread = resampled(deltas, pair * cells + x);
-        out.rows.push_back(row);
+        const double va = full[a * cells + x], vb = full[z * cells + x];
+        if (std::isnan(va) || std::isnan(vb)) continue;
+        out.rows.push_back({uint32_t(a), uint32_t(z), uint32_t(x / width), uint32_t(x % width), va,
+                            vb, vb - va, resampled(deltas, pair * cells + x)});
       }
   return out;
+}
+
+}  // namespace
+
+BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o) {
+  if (runs.empty()) throw std::invalid_argument("clusterscore: the bootstrap needs a run");
+  return run(FixedSums(runs), o);
+}
+
+BootstrapResult paired_bootstrap(const std::vector<CellSums>& runs, const BootstrapOptions& o) {
+  if (runs.empty()) throw std::invalid_argument("clusterscore: the bootstrap needs a run");
+  return run(RecomputedCells(runs), o);
 }
 
 }  // namespace clusterscore

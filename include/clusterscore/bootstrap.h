@@ -1,14 +1,21 @@
-// Uncertainty of scores against a truth that is a sample (SPEC §1, "several actual
-// clusterings, one truth", and §1b): each run's estimates, and the delta of every metric
-// between two runs, overall and per slice, from a bootstrap that resamples independent
-// units of the truth, the same draws for every run (so the deltas are paired).
+// Uncertainty of scores against a truth that is a sample of truth clusters (SPEC §1,
+// "several actual clusterings, one truth", and §1b): each run's estimates, and the delta
+// of every metric between two runs, overall and per slice, from a bootstrap that draws
+// truth clusters with replacement, the same draws for every run (so deltas are paired).
 //
-// A weighted mean over items is Σ_c d_c·S_c / Σ_c d_c·W_c, with S_c the sum of
-// weight·value over truth cluster c's common items, W_c their weight and d_c its design
-// weight; a pair metric is a ratio of two such sums. A resample draws as many units as
-// there are, with replacement, and gives every truth cluster of a unit drawn n times the
-// factor n in every sum. Per-item values are those of the full evaluation (the usual
-// cluster bootstrap of a ratio of sums).
+// Entities scope (and ABCDE impact): a truth item's values do not depend on which other
+// truth clusters were sampled, so a weighted mean is Σ_c d_c·S_c / Σ_c d_c·W_c, with S_c
+// the sum of weight·value over truth cluster c's items, W_c their weight and d_c its
+// design weight (a pair metric: a ratio of two such sums), and a resample gives cluster
+// c drawn n times the factor n in every sum (ClusterSums).
+//
+// Common scope: a truth item's false positives are the items of *other sampled* truth
+// clusters in its actual cluster, so the score is a U-statistic of the sample, and summing
+// fixed per-cluster values misses the variance of which clusters are sampled together
+// (standard errors 15-20% too small in simulation). Each resample therefore recomputes
+// every cell from the drawn clusters: its actual cluster holds n_c' copies of each other
+// truth cluster c' but only one copy of its own (copies of one cluster are one entity, not
+// a false merge), and the cell counts n times in every mean (CellSums).
 #pragma once
 
 #include <cstddef>
@@ -20,8 +27,8 @@
 
 namespace clusterscore {
 
-// The sums of a run's means and pair metrics, per (truth cluster, group) holding common
-// items of the run.
+// Per (truth cluster, group) holding common items of one run: the sums of its means and
+// pair metrics.
 struct ClusterSums {
   size_t n_clusters = 0;                 // truth clusters (side A of the comparison)
   size_t n_groups = 0;                   // groups of the grouping (1 without one)
@@ -35,22 +42,29 @@ struct ClusterSums {
   size_t width() const { return names.size() + (pairs ? 3 : 0); }
 };
 
-// Per truth cluster (side A) and group of `grouping` (null: every item in group 0), with
-// the comparison's design weights; pair sums for pointwise comparisons. Items outside T,
-// or in no group (kNone), are left out. O(items) expected time.
-ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping);
+// Per (cell, group) holding common items of one pointwise run in the common scope, with
+// what recomputing the cells needs.
+struct CellSums {
+  size_t n_clusters = 0, n_cols = 0, n_groups = 0;  // truth clusters, actual clusters, groups
+  std::vector<uint32_t> row, col;                   // per cell
+  std::vector<double> cell_weight;                  // per cell, over T
+  std::vector<double> row_weight;                   // per truth cluster, over T
+  double scale = 1;                        // pair_scale(): the pair terms' weights × scale
+  std::vector<uint32_t> cell, group;       // per entry
+  std::vector<double> weight, weight_sq;   // per entry: Σw, Σ(w·scale)² (compensated)
+  size_t size() const { return cell.size(); }
+};
 
-// The resampling unit of each truth cluster in the common scope: truth clusters joined,
-// transitively, by sharing an actual cluster (on T) in any of `runs` (which share their
-// truth), numbered densely in order of their smallest truth cluster. O(cells).
-std::vector<uint32_t> linked_units(const std::vector<const Comparison*>& runs);
+// ClusterSums of a comparison in the entities scope or of the impact family, CellSums of
+// a pointwise comparison in the common scope; per group of `grouping` (null: every item in
+// group 0). Items outside T, or in no group (kNone), are left out. O(items) expected time.
+ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping);
+CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping);
 
 struct BootstrapOptions {
   uint32_t resamples = 1000;  // > 0
   uint64_t seed = 0;
   double confidence = 0.95;  // in (0, 1)
-  // Per truth cluster, its resampling unit in [0, max + 1) (empty: each its own unit).
-  std::vector<uint32_t> units;
 };
 
 // The spread of a statistic over the resamples where it is defined: its standard
@@ -77,20 +91,21 @@ struct DeltaRow {
 };
 
 struct BootstrapResult {
-  // The runs' mean names, then f1_of_means if precision and recall are among them, then
-  // pair_precision, pair_recall and pair_f1 if the runs have pair sums.
+  // The means' names, then f1_of_means if precision and recall are among them, then
+  // pair_precision, pair_recall and pair_f1 for pointwise runs.
   std::vector<std::string> metrics;
-  size_t units = 0;              // resampling units holding an entry of some run; under 2,
-                                 // nothing varies: every spread is NaN, from 0 resamples
+  size_t clusters = 0;           // truth clusters holding common items of some run; under
+                                 // 2, nothing varies: every spread is NaN, from 0 resamples
   std::vector<ValueRow> values;  // by run, group, metric; groups with weight in the run
   std::vector<DeltaRow> rows;    // by pair (a, b) in order, group, metric; only where both
                                  // estimates are defined
 };
 
-// Throws std::invalid_argument for no runs, runs of different truth clusters, groups or
-// metrics, or options out of range. Deterministic for a given seed. O(resamples × (units
-// + Σ entries × metrics)) time; every resample's values are kept: (runs + pairs) × groups
-// × metrics × resamples doubles.
+// Throws std::invalid_argument for no runs, runs of different truth clusters, design
+// weights, groups or metrics, or options out of range. Deterministic for a given seed.
+// O(resamples × (clusters + Σ entries × metrics)) time (CellSums: + cells); every
+// resample's values are kept: (runs + pairs) × groups × metrics × resamples doubles.
 BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o);
+BootstrapResult paired_bootstrap(const std::vector<CellSums>& runs, const BootstrapOptions& o);
 
 }  // namespace clusterscore

@@ -44,8 +44,8 @@ class RunComparison:
     `.deltas()` and `.deltas(column)` give, per pair of runs (run_b − run_a) and metric,
     overall or per slice value: both values, the delta, its bootstrap standard error and
     confidence interval, and how many resamples defined it. Every run is resampled with
-    the same draws: of truth clusters in the entities scope, of linked groups (truth
-    clusters joined by sharing an actual cluster of any run) in the common scope."""
+    the same draws of truth clusters (in the common scope each draw's scores are
+    recomputed: which clusters are sampled together decides the false merges seen)."""
 
     def __init__(
         self,
@@ -85,7 +85,7 @@ class RunComparison:
             name: Evaluation(truth, run, items, **options) for name, run in named.items()
         }
 
-        self.units: int | None = None  # independent units the last bootstrap resampled
+        self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
 
     @property
     def runs(self) -> list[str]:
@@ -103,17 +103,16 @@ class RunComparison:
     def deltas_table(self, column: str | Sequence[str] | None = None) -> pa.Table:
         evals = list(self.evaluations.values())
         if column is None:
-            sums = [_core.truth_cluster_sums(e._core, None) for e in evals]
+            sums = [_core.run_sums(e._core, None) for e in evals]
         else:
             groupings = [e._slice_grouping(column) for e in evals]
             sums = [
-                _core.truth_cluster_sums(e._core, g)
+                _core.run_sums(e._core, g)
                 for e, (g, _) in zip(evals, groupings, strict=True)
             ]
-        units = Evaluation.resampling_units(evals)
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), units)
-        self.units = result["units"]
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args())
+        self.clusters_resampled = result["clusters"]
         d = result["deltas"]
         # Every run groups the same items table the same way: the first run's labels serve.
         labels = {} if column is None else groupings[0][1](d["group"])

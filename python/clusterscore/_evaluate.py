@@ -65,7 +65,7 @@ class Evaluation(Comparison):
         )
         design = design_weights(self._core, self._a, cluster_col, cluster_weights)
         self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
-        self.units: int | None = None  # independent units the last bootstrap resampled
+        self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
         if design is not None:
             self._core.set_design(np.ascontiguousarray(design, dtype=np.float64).tolist())
 
@@ -97,8 +97,9 @@ class Evaluation(Comparison):
     def intervals(self, by: str | Sequence[str] | None = None) -> pd.DataFrame:
         """Per metric (and value of the items-table column(s) `by`): the estimate, its
         bootstrap standard error and the interval at the evaluation's confidence. The
-        bootstrap resamples truth clusters in the entities scope, linked groups (truth
-        clusters sharing an actual cluster) in the common scope."""
+        bootstrap draws truth clusters; in the common scope each draw's scores are
+        recomputed, since which clusters are sampled together decides the false merges
+        that can be seen."""
         return self.intervals_table(by).to_pandas()
 
     def intervals_table(self, by: str | Sequence[str] | None = None) -> pa.Table:
@@ -113,11 +114,10 @@ class Evaluation(Comparison):
 
     def _bootstrap_values(self, by: tuple[str, ...] | None) -> pa.Table:
         grouping, labels_of = (None, None) if by is None else self._slice_grouping(list(by))
-        sums = [_core.truth_cluster_sums(self._core, grouping)]
-        units = self.resampling_units([self])
+        sums = [_core.run_sums(self._core, grouping)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), units)
-        self.units = result["units"]
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args())
+        self.clusters_resampled = result["clusters"]
         d = result["values"]
         cols: dict[str, Any] = {"metric": pa.array(d["metric"], pa.string())}
         if labels_of is not None:
@@ -125,14 +125,6 @@ class Evaluation(Comparison):
         for c in INTERVAL_COLUMNS:
             cols[c] = pa.array(d[c], from_pandas=True)  # NaN (undefined) → null
         return pa.table(cols)
-
-    @staticmethod
-    def resampling_units(evaluations: Sequence[Evaluation]) -> np.ndarray | None:
-        """The bootstrap's unit of each truth cluster: itself in the entities scope (None);
-        in the common scope its linked group, over every evaluation's actual clusters."""
-        if evaluations[0].truth_scope == "entities":
-            return None
-        return _core.linked_units([e._core for e in evaluations])
 
 
 def _weighted(cluster_weights: Any) -> bool:

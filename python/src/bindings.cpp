@@ -103,16 +103,17 @@ void put_spread(nb::dict& d, const std::vector<Spread>& s) {
 // The bootstrap's rows as columns (run and group indices, metric names): {"values": each
 // run's estimates, "deltas": each pair's}.
 nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed,
-                        double confidence, nb::object units) {
-  BootstrapOptions o{resamples, seed, confidence, {}};
-  if (!units.is_none()) {
-    const auto u = nb::cast<Array<uint32_t>>(units);
-    o.units.assign(u.data(), u.data() + u.shape(0));
-  }
-  std::vector<ClusterSums> runs;
-  for (nb::handle h : sums) runs.push_back(nb::cast<const ClusterSums&>(h));
+                        double confidence) {
+  const BootstrapOptions o{resamples, seed, confidence};
   BootstrapResult r;
-  {
+  if (sums.size() > 0 && nb::isinstance<CellSums>(sums[0])) {
+    std::vector<CellSums> runs;
+    for (nb::handle h : sums) runs.push_back(nb::cast<const CellSums&>(h));
+    nb::gil_scoped_release release;
+    r = paired_bootstrap(runs, o);
+  } else {
+    std::vector<ClusterSums> runs;
+    for (nb::handle h : sums) runs.push_back(nb::cast<const ClusterSums&>(h));
     nb::gil_scoped_release release;
     r = paired_bootstrap(runs, o);
   }
@@ -154,7 +155,7 @@ nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed,
   nb::dict out;
   out["values"] = v;
   out["deltas"] = d;
-  out["units"] = r.units;
+  out["clusters"] = r.clusters;
   return out;
 }
 
@@ -575,18 +576,33 @@ NB_MODULE(_core, m) {
       .def_ro("base_clusters_split", &ImpactSummary::base_clusters_split)
       .def_ro("exp_clusters_merged", &ImpactSummary::exp_clusters_merged);
 
-  nb::class_<ClusterSums>(m, "ClusterSums").def_ro("n_groups", &ClusterSums::n_groups);
+  nb::class_<ClusterSums>(m, "ClusterSums");
+  nb::class_<CellSums>(m, "CellSums");
+  // What the bootstrap needs of one run: per cell in the common scope's pointwise scores
+  // (recomputed from the clusters drawn), per truth cluster otherwise.
   m.def(
-      "truth_cluster_sums",
-      [](const Comparison& c, const ItemGrouping* g) { return truth_cluster_sums(c, g); },
+      "run_sums",
+      [](const Comparison& c, const ItemGrouping* g) -> nb::object {
+        const bool cells =
+            c.family() == MetricFamily::kPointwise && c.scope() == TruthScope::kCommon;
+        if (cells) {
+          CellSums s;
+          {
+            nb::gil_scoped_release release;
+            s = cell_sums(c, g);
+          }
+          return nb::cast(std::move(s));
+        }
+        ClusterSums s;
+        {
+          nb::gil_scoped_release release;
+          s = truth_cluster_sums(c, g);
+        }
+        return nb::cast(std::move(s));
+      },
       nb::arg("comparison"), nb::arg("grouping").none());
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
-        nb::arg("confidence"), nb::arg("units").none());
-  m.def("linked_units", [](const nb::list& comparisons) {
-    std::vector<const Comparison*> runs;
-    for (nb::handle h : comparisons) runs.push_back(nb::cast<const Comparison*>(h));
-    return to_numpy(linked_units(runs));
-  });
+        nb::arg("confidence"));
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })

@@ -198,9 +198,8 @@ TEST(Bootstrap, ASeedGivesTheSameIntervalsAndAnotherSeedOthers) {
 TEST(Bootstrap, BadArgumentsAreErrors) {
   const Runs r({{7, 8, 7}, {1, 1, 1}});
   const auto s = r.sums(false), sliced = r.sums(true);
-  EXPECT_THROW(paired_bootstrap({}, {}), std::invalid_argument);
+  EXPECT_THROW(paired_bootstrap(std::vector<ClusterSums>{}, {}), std::invalid_argument);
   EXPECT_NO_THROW(paired_bootstrap({s[0]}, {}));  // one run: its estimates only
-  EXPECT_THROW(paired_bootstrap(s, {10, 1, 0.95, {0}}), std::invalid_argument);  // 2 clusters
   EXPECT_THROW(paired_bootstrap({s[0], sliced[1]}, {}), std::invalid_argument);
   EXPECT_THROW(paired_bootstrap(s, {0, 1, 0.95}), std::invalid_argument);
   EXPECT_THROW(paired_bootstrap(s, {10, 1, 1.0}), std::invalid_argument);
@@ -224,20 +223,98 @@ TEST(Bootstrap, OneRunsEstimatesAreItsOverallValues) {
   }
 }
 
-TEST(Bootstrap, LinkedUnitsJoinTruthClustersSharingAnActualCluster) {
-  // Truth {i1,i2}, {i3}: run 0 keeps them apart, run 1 puts i1 and i3 together.
-  const Runs r({{1, 1, 2}, {5, 6, 5}});
-  EXPECT_EQ(linked_units({&r.c[0]}), (std::vector<uint32_t>{0, 1}));
-  EXPECT_EQ(linked_units({&r.c[1]}), (std::vector<uint32_t>{0, 0}));
-  EXPECT_EQ(linked_units({&r.c[0], &r.c[1]}), (std::vector<uint32_t>{0, 0}));
-  // One unit: every resample would be the full data, a spread of 0 claiming certainty.
-  const BootstrapResult b = paired_bootstrap(r.sums(false), {40, 2, 0.9, {0, 0}});
-  EXPECT_EQ(b.units, 1u);
-  for (const DeltaRow& x : b.rows) {
+TEST(Bootstrap, OneTruthClusterGivesNoSpread) {
+  // Every resample would be the full data: a spread of 0 claiming certainty.
+  std::vector<int64_t> items = {1, 2, 3}, truth = {1, 1, 1}, actual = {5, 5, 6};
+  const Comparison c(ClusteringInput{"truth", ints(items), ints(truth)},
+                     ClusteringInput{"actual", ints(items), ints(actual)}, nullptr,
+                     MetricFamily::kPointwise);
+  const BootstrapResult b = paired_bootstrap({cell_sums(c, nullptr)}, {40, 2, 0.9});
+  EXPECT_EQ(b.clusters, 1u);
+  for (const ValueRow& x : b.values) {
     EXPECT_TRUE(std::isnan(x.spread.ci_low) && std::isnan(x.spread.std_error));
     EXPECT_EQ(x.spread.resamples, 0u);
   }
-  EXPECT_EQ(paired_bootstrap(r.sums(false), {40, 2, 0.9, {0, 1}}).units, 2u);
+}
+
+// The common scope's bootstrap redone by brute force: each drawn copy of a truth cluster
+// is an entity of its own; two item copies share an actual cluster if their items do and
+// they are not different copies of one truth cluster; every per-item metric from its
+// tp, fp, fn, tn over all copies, and the weighted means.
+TEST(Bootstrap, CommonScopeResamplesRecomputeEveryItemByBruteForce) {
+  std::mt19937_64 gen(8);
+  const size_t n = 50;
+  std::vector<int64_t> items(n), truth(n), actual(n);
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) {
+    items[i] = int64_t(i);
+    truth[i] = int64_t(gen() % 8);
+    actual[i] = gen() % 3 == 0 ? int64_t(gen() % 4) : truth[i] + 100;
+    w[i] = 0.5 + double(gen() % 100) / 40;
+  }
+  ItemsInput table{ints(items), w.data()};
+  const Comparison c(ClusteringInput{"truth", ints(items), ints(truth)},
+                     ClusteringInput{"actual", ints(items), ints(actual)}, &table,
+                     MetricFamily::kPointwise);
+  const BootstrapOptions o{50, 3, 0.8};
+  const BootstrapResult got = paired_bootstrap({cell_sums(c, nullptr)}, o);
+  const size_t k = c.joined().n_a_clusters();
+  const auto& a = c.joined().a_cluster;
+  detail::Random rng(o.seed);
+  std::vector<std::vector<double>> resampled(got.metrics.size());
+  for (size_t r = 0; r < o.resamples; ++r) {
+    std::vector<uint32_t> times(k, 0);
+    for (size_t d = 0; d < k; ++d)
+      ++times[size_t((static_cast<unsigned __int128>(rng.next()) * k) >> 64)];
+    struct Copy {
+      size_t item, copy;
+    };
+    std::vector<Copy> copies;
+    for (size_t i = 0; i < n; ++i)
+      for (size_t t = 0; t < times[a[i]]; ++t) copies.push_back({i, t});
+    double total = 0, sw = 0, sp = 0, sr = 0, together = 0, pa = 0, pt = 0;
+    for (const Copy& x : copies) total += w[x.item];
+    for (const Copy& x : copies) {
+      double tp = 0, fp = 0, fn = 0;
+      for (const Copy& y : copies) {
+        const bool same_truth = a[x.item] == a[y.item] && x.copy == y.copy;
+        const bool same_actual =
+            actual[x.item] == actual[y.item] && (a[x.item] != a[y.item] || x.copy == y.copy);
+        tp += same_truth && same_actual ? w[y.item] : 0;
+        fp += !same_truth && same_actual ? w[y.item] : 0;
+        fn += same_truth && !same_actual ? w[y.item] : 0;
+      }
+      const double wi = w[x.item];
+      sw += wi;
+      sp += wi * tp / (tp + fp);
+      sr += wi * tp / (tp + fn);
+      together += wi * (tp - wi);
+      pa += wi * (tp + fp - wi);
+      pt += wi * (tp + fn - wi);
+    }
+    resampled[0].push_back(sp / sw);
+    resampled[1].push_back(sr / sw);
+    resampled[2].push_back(pa > 0 ? together / pa : std::nan(""));
+  }
+  const auto value = [&](const std::string& m) -> const ValueRow& {
+    for (const ValueRow& v : got.values)
+      if (got.metrics[v.metric] == m) return v;
+    throw std::runtime_error("no metric");
+  };
+  const char* names[] = {"precision", "recall", "pair_precision"};
+  for (int m = 0; m < 3; ++m) {
+    std::vector<double> d;
+    for (double x : resampled[m])
+      if (!std::isnan(x)) d.push_back(x);
+    double avg = 0, var = 0;
+    for (double x : d) avg += x / double(d.size());
+    for (double x : d) var += (x - avg) * (x - avg) / double(d.size() - 1);
+    const ValueRow& v = value(names[m]);
+    EXPECT_EQ(v.spread.resamples, d.size()) << names[m];
+    EXPECT_NEAR(v.spread.std_error, std::sqrt(var), 1e-12) << names[m];
+    EXPECT_GT(v.spread.std_error, 0) << names[m];
+  }
+  EXPECT_NEAR(value("precision").estimate, c.overall().column("precision")[0], 1e-14);
 }
 
 TEST(Bootstrap, DesignWeightsWeightEachTruthClustersItems) {

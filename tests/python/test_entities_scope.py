@@ -185,7 +185,7 @@ def test_intervals_by_slice_and_their_columns():
         assert row.ci_low <= row.estimate + 1e-12 and row.estimate - 1e-12 <= row.ci_high
     again = cs.evaluate(truth, actual, items, truth_scope="entities", resamples=200, seed=4)
     pd.testing.assert_frame_equal(iv, again.intervals("country"))
-    assert ev.units == truth.cluster_id.nunique() or ev.units <= truth.cluster_id.nunique()
+    assert ev.clusters_resampled == truth[truth.item_id.isin(actual.item_id)].cluster_id.nunique()
 
 
 def test_compare_in_the_entities_scope_pairs_the_runs_estimates():

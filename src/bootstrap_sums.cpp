@@ -1,0 +1,114 @@
+// What the bootstrap needs of one run (bootstrap.h): sums per truth cluster, or per cell.
+#include <stdexcept>
+
+#include "clusterscore/bootstrap.h"
+#include "clusterscore/pointwise.h"
+#include "detail/interner.h"
+#include "detail/interrupt.h"
+#include "detail/kahan.h"
+
+namespace clusterscore {
+namespace {
+
+using detail::KahanSum;
+
+void check_grouping(const Comparison& c, const ItemGrouping* grouping) {
+  if (grouping && grouping->item_group.size() != c.joined().n_items())
+    throw std::invalid_argument("clusterscore: item grouping of the wrong length");
+}
+
+std::vector<double> values(const std::vector<KahanSum>& sums) {
+  std::vector<double> out;
+  out.reserve(sums.size());
+  for (const KahanSum& s : sums) out.push_back(s.value());
+  return out;
+}
+
+}  // namespace
+
+ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping) {
+  check_grouping(c, grouping);
+  const JoinedClusterings& j = c.joined();
+  const MetricTable& m = c.cell_metrics();
+  const CellTable& cells = c.cells();
+  const BigVector<uint32_t>& cell = c.cell_of_item();
+  ClusterSums out;
+  out.n_clusters = j.n_a_clusters();
+  out.n_groups = grouping ? grouping->n_groups : 1;
+  out.names = m.names;
+  out.pairs = c.family() == MetricFamily::kPointwise;
+  out.design = c.design();
+  const ActualMarginals actual = out.pairs ? c.marginals() : ActualMarginals{};
+  const double scale = pair_scale(cells);  // as pair_sums() scales items' weights
+  const size_t k = m.width(), width = out.width();
+  detail::Interner entries(false, 1024);
+  std::vector<KahanSum> w, s;
+  for (size_t i = 0; i < j.n_items(); ++i) {
+    detail::poll_every(i);
+    const uint32_t g = grouping ? grouping->item_group[i] : 0;
+    if (cell[i] == kNone || g == kNone) continue;
+    const uint32_t a = j.a_cluster[i];
+    const auto [e, inserted] = entries.insert_key((uint64_t(a) << 32) | g);
+    if (inserted) {
+      out.cluster.push_back(a);
+      out.group.push_back(g);
+      w.emplace_back();
+      s.resize(s.size() + width);
+    }
+    const double wi = j.weight[i];
+    w[e].add(wi);
+    KahanSum* to = s.data() + size_t(e) * width;
+    const double* v = m.row(cell[i]);
+    for (size_t q = 0; q < k; ++q) to[q].add(wi * v[q]);
+    if (out.pairs) {  // as pair_sums() does, item by item
+      const uint32_t x = cell[i];
+      const double ws = wi * scale;
+      to[k].add(ws * ((cells.weight[x] - wi) * scale));
+      to[k + 1].add(ws * ((actual.col_weight[cells.col[x]] - wi) * scale));
+      to[k + 2].add(ws * ((cells.row_weight[cells.row[x]] - wi) * scale));
+    }
+  }
+  out.weight = values(w);
+  out.sums = values(s);
+  return out;
+}
+
+CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
+  check_grouping(c, grouping);
+  if (c.family() != MetricFamily::kPointwise || c.scope() != TruthScope::kCommon)
+    throw std::invalid_argument("clusterscore: cell sums are for the common scope's scores");
+  const JoinedClusterings& j = c.joined();
+  const CellTable& cells = c.cells();
+  const BigVector<uint32_t>& cell = c.cell_of_item();
+  CellSums out;
+  out.n_clusters = cells.n_rows;
+  out.n_cols = cells.n_cols;
+  out.n_groups = grouping ? grouping->n_groups : 1;
+  out.row.assign(cells.row.begin(), cells.row.end());
+  out.col.assign(cells.col.begin(), cells.col.end());
+  out.cell_weight.assign(cells.weight.begin(), cells.weight.end());
+  out.row_weight.assign(cells.row_weight.begin(), cells.row_weight.end());
+  out.scale = pair_scale(cells);
+  detail::Interner entries(false, 1024);
+  std::vector<KahanSum> w, q;
+  for (size_t i = 0; i < j.n_items(); ++i) {
+    detail::poll_every(i);
+    const uint32_t g = grouping ? grouping->item_group[i] : 0;
+    if (cell[i] == kNone || g == kNone) continue;
+    const auto [e, inserted] = entries.insert_key((uint64_t(cell[i]) << 32) | g);
+    if (inserted) {
+      out.cell.push_back(cell[i]);
+      out.group.push_back(g);
+      w.emplace_back();
+      q.emplace_back();
+    }
+    const double wi = j.weight[i], ws = wi * out.scale;
+    w[e].add(wi);
+    q[e].add(ws * ws);
+  }
+  out.weight = values(w);
+  out.weight_sq = values(q);
+  return out;
+}
+
+}  // namespace clusterscore

@@ -241,8 +241,15 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (h - double(lo)) * (sorted[hi] - sorted[lo]);
 }
 
-// The spread of one statistic from its resampled values (NaN where undefined).
-Spread spread_of(std::vector<double> values, double confidence) {
+// The spread of one statistic from its resampled values (NaN where undefined) around
+// its full-sample value `estimate`: the percentile interval moved so that the resamples'
+// median sits on the estimate. Resampled scores can sit to one side of the estimate (a
+// ratio of resampled sums is pulled by Jensen's inequality; a truth cluster drawn twice
+// adds no false merge with itself), and plain percentiles then put the estimate at an end
+// of its own interval: in simulation the common scope's precision missed its target from
+// one side in 8% of samples. Efron's bias correction moves the quantiles twice as far
+// (it takes the shift for the estimator's own bias) and missed from the other side.
+Spread spread_of(std::vector<double> values, double confidence, double estimate) {
   values.erase(std::remove_if(values.begin(), values.end(), [](double d) { return std::isnan(d); }),
                values.end());
   Spread out;
@@ -258,8 +265,9 @@ Spread spread_of(std::vector<double> values, double confidence) {
     out.std_error = std::sqrt(sq.value() / double(values.size() - 1));
   }
   std::sort(values.begin(), values.end());
-  out.ci_low = quantile(values, (1 - confidence) / 2);
-  out.ci_high = quantile(values, 1 - (1 - confidence) / 2);
+  const double shift = estimate - quantile(values, 0.5);
+  out.ci_low = quantile(values, (1 - confidence) / 2) + shift;
+  out.ci_high = quantile(values, 1 - (1 - confidence) / 2) + shift;
   return out;
 }
 
@@ -294,18 +302,19 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
         for (size_t x = 0; x < cells; ++x)
           deltas[(pair * cells + x) * b_count + b] = now[z * cells + x] - now[a * cells + x];
   }
-  const auto resampled = [&](const std::vector<double>& v, size_t at) {
+  const auto resampled = [&](const std::vector<double>& v, size_t at, double estimate) {
     return spread_of(std::vector<double>(v.begin() + long(at * b_count),
                                          v.begin() + long((at + 1) * b_count)),
-                     o.confidence);
+                     o.confidence, estimate);
   };
   for (size_t r = 0; r < n_runs; ++r)
     for (size_t x = 0; x < cells; ++x) {
       const size_t g = x / width;
       // A group without weight in the run has no estimate of any metric.
       if (std::isnan(full[r * cells + g * width])) continue;
-      out.values.push_back({uint32_t(r), uint32_t(g), uint32_t(x % width), full[r * cells + x],
-                            resampled(values, r * cells + x)});
+      const double estimate = full[r * cells + x];
+      out.values.push_back({uint32_t(r), uint32_t(g), uint32_t(x % width), estimate,
+                            resampled(values, r * cells + x, estimate)});
     }
   for (size_t a = 0, pair = 0; a < n_runs; ++a)
     for (size_t z = a + 1; z < n_runs; ++z, ++pair)
@@ -313,7 +322,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
         const double va = full[a * cells + x], vb = full[z * cells + x];
         if (std::isnan(va) || std::isnan(vb)) continue;
         out.rows.push_back({uint32_t(a), uint32_t(z), uint32_t(x / width), uint32_t(x % width), va,
-                            vb, vb - va, resampled(deltas, pair * cells + x)});
+                            vb, vb - va, resampled(deltas, pair * cells + x, vb - va)});
       }
   return out;
 }

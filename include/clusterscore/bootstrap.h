@@ -68,8 +68,10 @@ struct BootstrapOptions {
 };
 
 // The spread of a statistic over the resamples where it is defined: its standard
-// deviation (n − 1 in the denominator; NaN under 2 resamples) and percentile interval at
-// `confidence` (linear interpolation between order statistics, as numpy's default).
+// deviation (n − 1 in the denominator; NaN under 2 resamples) and its percentile interval
+// at `confidence` moved by (full-sample value − median of the resamples), so that it is
+// centred as the estimate is (quantiles interpolate linearly between order statistics,
+// as numpy's default).
 struct Spread {
   double std_error = 0, ci_low = 0, ci_high = 0;
   uint32_t resamples = 0;

@@ -77,6 +77,82 @@ def kv_table(title: str, d: dict[str, Any]) -> Table:
     return t
 
 
+def interval(low: Any, high: Any) -> str:
+    """An interval on screen, four decimals ("—" when undefined)."""
+    if _missing(low) or _missing(high):
+        return "—"
+    return f"[{fmt4(low)}, {fmt4(high)}]"
+
+
+def level(confidence: float) -> str:
+    return f"{confidence * 100:.3g}%"
+
+
+def overall_table(result: Any, intervals: pa.Table) -> Table:
+    """Every overall metric with its bootstrap standard error and interval."""
+    scope = "whole actual clustering" if result.truth_scope == "entities" else "common items"
+    conf = level(result.bootstrap.confidence)
+    t = Table(title=f"Overall ({scope}; {conf} intervals, {result.bootstrap.resamples:,}"
+              " resamples of the truth clusters)", title_justify="left")  # fmt: skip
+    for c in ("metric", "value", "std error", f"{conf} interval"):
+        t.add_column(c, justify="left" if c == "metric" else "right", no_wrap=True)
+    by_metric = {r["metric"]: r for r in intervals.to_pylist()}
+    for name, value in result.overall.items():
+        r = by_metric.get(name, {})
+        t.add_row(name, fmt4(value), fmt4(r.get("std_error")),
+                  interval(r.get("ci_low"), r.get("ci_high")))  # fmt: skip
+    return t
+
+
+def scope_note(result: Any) -> str | None:
+    """In the common scope, when the actual clustering has items outside the truth: what
+    the numbers leave out, and the scope that counts it."""
+    outside = result.coverage["actual_only_items"]
+    if result.truth_scope != "common" or outside == 0:
+        return None
+    return (
+        f"{outside:,} actual items lie outside the truth: false merges with them are not"
+        " counted, so precision is that of the common items only. If the truth lists complete"
+        " entities, --truth-scope entities estimates the whole clustering."
+    )
+
+
+def slice_table(result: Any, name: str, table: pa.Table, intervals: pa.Table) -> Table:
+    """Per value of a slice: items, weight, and precision, recall and f1 with intervals."""
+    df = table.to_pandas()
+    iv = intervals.to_pandas()
+    conf = level(result.bootstrap.confidence)
+    t = Table(title=f"Per {name} (values with {conf} intervals)", title_justify="left")
+    t.add_column(name)
+    for c in ("items", "weight", "precision", "recall", "f1"):
+        t.add_column(c, justify="right")
+    key = {m: {} for m in ("precision", "recall", "f1")}
+    for r in iv.itertuples(index=False):
+        if r.metric in key:
+            key[r.metric][_key(getattr(r, name))] = (r.ci_low, r.ci_high)
+    for r in df.itertuples(index=False):
+        v = getattr(r, name)
+        cells = [f"{fmt4(getattr(r, m))} {interval(*key[m].get(_key(v), (None, None)))}"
+                 for m in ("precision", "recall", "f1")]  # fmt: skip
+        t.add_row(label(v), fmt(r.items), fmt(r.weight), *cells)
+    return t
+
+
+def _key(value: Any) -> Any:
+    return None if _missing(value) else value
+
+
+def estimation_summary(result: Any) -> dict[str, Any]:
+    """What summary.json says of the scope, the design and the bootstrap."""
+    b = result.bootstrap
+    return {
+        "truth_scope": result.truth_scope,
+        "cluster_weights": result.cluster_weights,
+        "estimand": result.estimand,
+        "options": {"confidence": b.confidence, "resamples": b.resamples, "seed": b.seed},
+    }
+
+
 def coverage_table(cov: dict[str, Any], roles: tuple[str, str]) -> Table:
     ra, rb = roles
     t = Table(title="Coverage", title_justify="left")

@@ -6,6 +6,7 @@ import functools
 import gc
 import sys
 from collections.abc import Callable
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -53,6 +54,36 @@ QuietOpt = Annotated[
         "--quiet", "-q", help="No progress lines on stderr (they appear only on a terminal)."
     ),
 ]
+class Scope(str, Enum):
+    common = "common"
+    entities = "entities"
+
+
+ScopeOpt = Annotated[
+    Scope,
+    typer.Option(
+        "--truth-scope",
+        help="common: score the items in both clusterings. entities: each truth cluster is a"
+        " complete entity; estimate the whole actual clustering (false merges with items"
+        " outside the truth count).",
+    ),
+]
+ClusterWeightsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--cluster-weights",
+        help="Design weights of the truth clusters (entities scope): uniform (drawn with equal"
+        " probability), inverse_size (drawn in proportion to size), or a file with columns"
+        " cluster_id, weight (1 / inclusion probability).",
+    ),
+]
+ConfidenceOpt = Annotated[
+    float, typer.Option("--confidence", help="Level of the intervals, in (0, 1).")
+]
+ResamplesOpt = Annotated[
+    int, typer.Option("--resamples", help="Bootstrap resamples of the truth clusters (>= 1).")
+]
+SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the resampling.")]
 ItemColOpt = Annotated[str, typer.Option("--item-col", help="Name of the item id column.")]
 ClusterColOpt = Annotated[str, typer.Option("--cluster-col", help="Name of the cluster id column.")]
 WeightColOpt = Annotated[
@@ -108,26 +139,44 @@ def evaluate(
             " on the common items.",
         ),
     ] = False,
+    truth_scope: ScopeOpt = Scope.common,
+    cluster_weights: ClusterWeightsOpt = None,
+    confidence: ConfidenceOpt = 0.95,
+    resamples: ResamplesOpt = 1000,
+    seed: SeedOpt = 0,
     quiet: QuietOpt = False,
 ) -> None:
-    """Score ACTUAL against TRUTH: coverage, overall pointwise metrics (precision, recall,
-    Jaccard...), per-slice tables, and the truth and actual clusters that lose the most."""
+    """Score ACTUAL against TRUTH: coverage, overall metrics (precision, recall, F1, pair
+    metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
+    clusters that lose the most."""
     staging = staged(out)
     result = Evaluation(
-        truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
+        truth,
+        actual,
+        items,
+        truth_scope=truth_scope.value,
+        cluster_weights=cluster_weights,
+        confidence=confidence,
+        resamples=resamples,
+        seed=seed,
+        item_col=item_col,
+        cluster_col=cluster_col,
+        weight_col=weight_col,
     )
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
+    intervals = result.intervals_table()
+    slice_intervals = {s: result.intervals_table(s) for s in slices}
     console = report.console()
-    metric_cols = ["items", "weight", "precision", "recall", "f1", "jaccard_index"]
     shown = [
         report.coverage_table(result.coverage, result._roles),
-        report.kv_table("Overall (weighted means over common items)", result.overall),
+        report.overall_table(result, intervals),
     ]
+    if (note := report.scope_note(result)) is not None:
+        shown.append(note)
     if classic:
         shown.append(report.kv_table("Classic metrics (common items, unweighted)", result.classic))
     for name, table in slices.items():
-        df = table.to_pandas()
-        shown.append(report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name]))
+        shown.append(report.slice_table(result, name, table, slice_intervals[name]))
     clusters = {side: result.per_cluster_table(side) for side in result._roles}
     truth_df = clusters["truth"].to_pandas()
     actual_df = clusters["actual"].to_pandas()
@@ -150,7 +199,13 @@ def evaluate(
     progress.done()
     report.print_all(console, *shown)
     if staging is not None:
-        extra = {"classic": result.classic} if classic else {}
+        extra: dict[str, Any] = {
+            **report.estimation_summary(result),
+            "intervals": report.records(intervals),
+            "slice_intervals": {n: report.records(t) for n, t in slice_intervals.items()},
+        }
+        if classic:
+            extra["classic"] = result.classic
         with staging as tmp, progress.step(f"writing {out}"):
             _write(tmp, result, slices, {"per_item": result.per_item_batches()}, clusters, extra)
         console.print(f"wrote {out}/summary.json and Parquet tables")
@@ -165,13 +220,11 @@ def compare(
     items: ItemsOpt = None,
     slice_: SliceOpt = None,
     out: OutOpt = None,
-    resamples: Annotated[
-        int, typer.Option("--resamples", help="Bootstrap resamples of the truth clusters.")
-    ] = 1000,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the resampling.")] = 0,
-    confidence: Annotated[
-        float, typer.Option("--confidence", help="Level of the intervals, in (0, 1).")
-    ] = 0.95,
+    truth_scope: ScopeOpt = Scope.common,
+    cluster_weights: ClusterWeightsOpt = None,
+    resamples: ResamplesOpt = 1000,
+    seed: SeedOpt = 0,
+    confidence: ConfidenceOpt = 0.95,
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
@@ -185,6 +238,8 @@ def compare(
         truth,
         [str(r) for r in runs],
         items,
+        truth_scope=truth_scope.value,
+        cluster_weights=cluster_weights,
         resamples=resamples,
         seed=seed,
         confidence=confidence,
@@ -196,6 +251,7 @@ def compare(
     slices = {s: result.deltas_table(s) for s in slice_ or []}
     coverage = {name: e.coverage for name, e in result.evaluations.items()}
     shown = [report.runs_coverage_table(coverage)]
+    shown.append(f"Intervals estimate {result.estimand} ({truth_scope.value} scope).")
     level = f"{confidence:.0%}".replace("%", " %")
     cols = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
     # Four decimals and no outer border: the table fits in 80 columns.
@@ -217,7 +273,8 @@ def compare(
     if staging is not None:
         summary = {
             "runs": result.runs,
-            "options": {"resamples": resamples, "seed": seed, "confidence": confidence},
+            **report.estimation_summary(next(iter(result.evaluations.values()))),
+            "estimand": result.estimand,
             "overall": {name: e.overall for name, e in result.evaluations.items()},
             "coverage": coverage,
             "deltas": report.records(overall),

@@ -113,7 +113,8 @@ def _weights_by_cluster(src: Source, labels: pa.Array, truth_name: str) -> np.nd
     counts = pc.value_counts(ids)
     repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
     if len(repeated):
-        row = pc.index(ids, repeated[0]).as_py()
+        rows = pc.indices_nonzero(pc.equal(ids, repeated[0]))
+        row = rows[1].as_py()  # where it comes again
         raise ValueError(f"{src.where(row)}: cluster {_shown(repeated[0])} is given twice")
     unknown = pc.is_null(pc.index_in(ids, value_set=labels))
     if pc.any(unknown).as_py():

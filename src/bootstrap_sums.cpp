@@ -82,10 +82,16 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   const BigVector<uint32_t>& cell = c.cell_of_item();
   CellSums out;
   out.n_clusters = cells.n_rows;
-  out.n_cols = cells.n_cols;
   out.n_groups = grouping ? grouping->n_groups : 1;
   out.row.assign(cells.row.begin(), cells.row.end());
-  out.col.assign(cells.col.begin(), cells.col.end());
+  // Actual clusters renumbered densely among those meeting T: each resample sums every
+  // one, and with a small truth most of the actual clustering's clusters do not.
+  std::vector<uint32_t> dense(cells.n_cols, kNone);
+  out.col.reserve(cells.size());
+  for (uint32_t c : cells.col) {
+    if (dense[c] == kNone) dense[c] = uint32_t(out.n_cols++);
+    out.col.push_back(dense[c]);
+  }
   out.cell_weight.assign(cells.weight.begin(), cells.weight.end());
   out.row_weight.assign(cells.row_weight.begin(), cells.row_weight.end());
   out.scale = pair_scale(cells);

@@ -45,8 +45,9 @@ struct ClusterSums {
 // Per (cell, group) holding common items of one pointwise run in the common scope, with
 // what recomputing the cells needs.
 struct CellSums {
-  size_t n_clusters = 0, n_cols = 0, n_groups = 0;  // truth clusters, actual clusters, groups
-  std::vector<uint32_t> row, col;                   // per cell
+  size_t n_clusters = 0, n_cols = 0, n_groups = 0;  // truth clusters, actual clusters meeting
+                                                    // T, groups
+  std::vector<uint32_t> row, col;                   // per cell (col: dense among n_cols)
   std::vector<double> cell_weight;                  // per cell, over T
   std::vector<double> row_weight;                   // per truth cluster, over T
   double scale = 1;                        // pair_scale(): the pair terms' weights × scale

@@ -201,20 +201,25 @@ class RecomputedCells {
     KahanSum total;
     for (size_t t = 0; t < r.row_weight.size(); ++t) total.add(times(uint32_t(t)) * r.row_weight[t]);
     const double s = r.scale, all = total.value();
-    double v[detail::kPointwiseMetrics + 3];
+    double m[detail::kPointwiseMetrics], v[detail::kPointwiseMetrics + 3];
+    double tp = 0, wr = 0, actual = 0;
+    uint32_t last = kNone;
     for (size_t e = 0; e < r.size(); ++e) {
       const uint32_t k = r.cell[e], row = r.row[k];
       const double times_row = times(row);
       if (times_row == 0) continue;
-      // The item's actual cluster holds one copy of its own truth cluster's items.
-      const double tp = r.cell_weight[k], wr = r.row_weight[row];
-      const double actual = col[r.col[k]].value() - (times_row - 1) * tp;
-      const double fp = actual - tp, fn = wr - tp;
-      detail::pointwise_row(tp, fp, fn, all - tp - fp - fn, all, v);
+      if (k != last) {  // a cell's entries come together (cell_sums): its metrics once
+        last = k;
+        // The item's actual cluster holds one copy of its own truth cluster's items.
+        tp = r.cell_weight[k], wr = r.row_weight[row];
+        actual = col[r.col[k]].value() - (times_row - 1) * tp;
+        const double fp = actual - tp, fn = wr - tp;
+        detail::pointwise_row(tp, fp, fn, all - tp - fp - fn, all, m);
+      }
       // Sums as FixedSums holds them: weight × value for the means, and the pair terms
       // as pair_sums() makes them (Σw·(x − w) = W·x − Σw², weights scaled).
       const double w = r.weight[e], ws = w * s, q = r.weight_sq[e];
-      for (int m = 0; m < detail::kPointwiseMetrics; ++m) v[m] *= w;
+      for (int x = 0; x < detail::kPointwiseMetrics; ++x) v[x] = m[x] * w;
       v[8] = ws * (tp * s) - q;
       v[9] = ws * (actual * s) - q;
       v[10] = ws * (wr * s) - q;

@@ -112,8 +112,24 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
     w[e].add(wi);
     q[e].add(ws * ws);
   }
-  out.weight = values(w);
-  out.weight_sq = values(q);
+  // Entries ordered by cell (stably), so that each resample computes a cell's metrics
+  // once for all its groups.
+  std::vector<size_t> start(cells.size() + 1, 0);
+  for (uint32_t k : out.cell) ++start[k + 1];
+  for (size_t k = 0; k < cells.size(); ++k) start[k + 1] += start[k];
+  std::vector<uint32_t> by_cell(out.size()), group(out.size());
+  std::vector<double> weight(out.size()), weight_sq(out.size());
+  for (size_t e = 0; e < out.size(); ++e) {
+    const size_t at = start[out.cell[e]]++;
+    by_cell[at] = out.cell[e];
+    group[at] = out.group[e];
+    weight[at] = w[e].value();
+    weight_sq[at] = q[e].value();
+  }
+  out.cell = std::move(by_cell);
+  out.group = std::move(group);
+  out.weight = std::move(weight);
+  out.weight_sq = std::move(weight_sq);
   return out;
 }
 

@@ -51,7 +51,7 @@ struct CellSums {
   std::vector<double> cell_weight;                  // per cell, over T
   std::vector<double> row_weight;                   // per truth cluster, over T
   double scale = 1;                        // pair_scale(): the pair terms' weights × scale
-  std::vector<uint32_t> cell, group;       // per entry
+  std::vector<uint32_t> cell, group;       // per entry, the entries of a cell together
   std::vector<double> weight, weight_sq;   // per entry: Σw, Σ(w·scale)² (compensated)
   size_t size() const { return cell.size(); }
 };

@@ -47,7 +47,8 @@ def main() -> None:
     if not rows:
         return
     best = {r["kind"]: r["best_s"] for r in rows}
-    print(f"\nn = {args.n:,} actual items, truth of 2% of the entities, best of {args.repeat}, one thread\n")
+    print(f"\nn = {args.n:,} actual items, truth of 2% of the entities,", end=" ")
+    print(f"best of {args.repeat}, one thread\n")
     print("| scope | best (s) | first (s) | peak memory beyond input |")
     print("|---|---|---|---|")
     for r in rows:

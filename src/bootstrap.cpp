@@ -78,7 +78,10 @@ struct Layout {
 class GroupSums {
  public:
   GroupSums(const Layout& layout, size_t groups)
-      : layout_(layout), groups_(groups), w_(groups), sum_(groups * layout.sums()),
+      : layout_(layout),
+        groups_(groups),
+        w_(groups),
+        sum_(groups * layout.sums()),
         comp_(groups * layout.sums()) {}
   void clear() {
     std::fill(w_.begin(), w_.end(), KahanSum{});
@@ -159,8 +162,8 @@ class FixedSums {
 };
 
 const std::vector<std::string> kPointwiseNames = {
-    "precision",     "recall",          "f1",          "accuracy", "jaccard_index",
-    "jaccard_distance", "over_merge_rate", "under_merge_rate"};
+    "precision",       "recall",          "f1", "accuracy", "jaccard_index", "jaccard_distance",
+    "over_merge_rate", "under_merge_rate"};
 
 // Estimates recomputed from the cells (CellSums) of the truth clusters drawn: see
 // bootstrap.h.
@@ -199,7 +202,8 @@ class RecomputedCells {
     std::vector<KahanSum> col(r.n_cols);
     for (size_t k = 0; k < r.row.size(); ++k) col[r.col[k]].add(times(r.row[k]) * r.cell_weight[k]);
     KahanSum total;
-    for (size_t t = 0; t < r.row_weight.size(); ++t) total.add(times(uint32_t(t)) * r.row_weight[t]);
+    for (size_t t = 0; t < r.row_weight.size(); ++t)
+      total.add(times(uint32_t(t)) * r.row_weight[t]);
     const double s = r.scale, all = total.value();
     double m[detail::kPointwiseMetrics], v[detail::kPointwiseMetrics + 3];
     double tp = 0, wr = 0, actual = 0;
@@ -276,7 +280,6 @@ Spread spread_of(std::vector<double> values, double confidence, double estimate)
   return out;
 }
 
-
 template <class Engine>
 BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   check_options(o);
@@ -308,9 +311,9 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
           deltas[(pair * cells + x) * b_count + b] = now[z * cells + x] - now[a * cells + x];
   }
   const auto resampled = [&](const std::vector<double>& v, size_t at, double estimate) {
-    return spread_of(std::vector<double>(v.begin() + long(at * b_count),
-                                         v.begin() + long((at + 1) * b_count)),
-                     o.confidence, estimate);
+    return spread_of(
+        std::vector<double>(v.begin() + long(at * b_count), v.begin() + long((at + 1) * b_count)),
+        o.confidence, estimate);
   };
   for (size_t r = 0; r < n_runs; ++r)
     for (size_t x = 0; x < cells; ++x) {

@@ -23,8 +23,8 @@ Counts counts_of(const CellTable& cells, const ActualMarginals& m, size_t k) {
 
 // Cells come row by row, so their columns' marginals are read at random. Must be
 // inlined: GCC deems a function whose only effect is a prefetch pure and drops calls.
-[[gnu::always_inline]] inline void prefetch_column(const CellTable& cells,
-                                                   const ActualMarginals& m, size_t k) {
+[[gnu::always_inline]] inline void prefetch_column(const CellTable& cells, const ActualMarginals& m,
+                                                   size_t k) {
   if (k < cells.size()) __builtin_prefetch(&m.col_weight[cells.col[k]]);
 }
 

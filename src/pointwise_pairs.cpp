@@ -31,8 +31,8 @@ bool pair_sums_by_cell(const CellTable& cells, const ActualMarginals& m) {
   return true;
 }
 
-PairSums pair_sums(const CellTable& cells, const ActualMarginals& m,
-                   std::span<const double> design, const Units& units, size_t n_groups) {
+PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<const double> design,
+                   const Units& units, size_t n_groups) {
   const bool by_cell = units.cell.empty();
   if (by_cell && !pair_sums_by_cell(cells, m))
     throw std::logic_error("clusterscore: pair sums over these cells must be taken over items");

@@ -50,9 +50,9 @@ struct CellSums {
   std::vector<uint32_t> row, col;                   // per cell (col: dense among n_cols)
   std::vector<double> cell_weight;                  // per cell, over T
   std::vector<double> row_weight;                   // per truth cluster, over T
-  double scale = 1;                        // pair_scale(): the pair terms' weights × scale
-  std::vector<uint32_t> cell, group;       // per entry, the entries of a cell together
-  std::vector<double> weight, weight_sq;   // per entry: Σw, Σ(w·scale)² (compensated)
+  double scale = 1;                                 // pair_scale(): the pair terms' weights × scale
+  std::vector<uint32_t> cell, group;                // per entry, the entries of a cell together
+  std::vector<double> weight, weight_sq;            // per entry: Σw, Σ(w·scale)² (compensated)
   size_t size() const { return cell.size(); }
 };
 

@@ -88,7 +88,8 @@ class Comparison {
   // items' own weights.
   GroupTable aggregate_units(const Units& u, size_t n_groups) const;
   void whole_actual_clusters();
-  PairSums pair_sums_of(const Units& u, size_t n_groups) const;  // over items if need be  // fills actual_weight_ and actual_total_
+  PairSums pair_sums_of(const Units& u, size_t n_groups)
+      const;  // over items if need be  // fills actual_weight_ and actual_total_
 
   MetricFamily family_;
   TruthScope scope_;

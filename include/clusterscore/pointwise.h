@@ -53,8 +53,8 @@ struct PairSums {
 // and pair_sums_by_cell()). `design`: per truth cluster (row), or empty. Weights enter
 // scaled by pair_scale(), so that their products neither overflow nor underflow (the
 // ratios do not change). O(units + groups).
-PairSums pair_sums(const CellTable& cells, const ActualMarginals& m,
-                   std::span<const double> design, const Units& units, size_t n_groups);
+PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<const double> design,
+                   const Units& units, size_t n_groups);
 
 // A power of two near 1 / (the mean weight of an item of T), which weights are
 // multiplied by in pair_sums().

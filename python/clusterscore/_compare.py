@@ -106,10 +106,7 @@ class RunComparison:
             sums = [_core.run_sums(e._core, None) for e in evals]
         else:
             groupings = [e._slice_grouping(column) for e in evals]
-            sums = [
-                _core.run_sums(e._core, g)
-                for e, (g, _) in zip(evals, groupings, strict=True)
-            ]
+            sums = [_core.run_sums(e._core, g) for e, (g, _) in zip(evals, groupings, strict=True)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             result = _core.paired_bootstrap(sums, *self.bootstrap.args())
         self.clusters_resampled = result["clusters"]

@@ -30,9 +30,8 @@ DESIGNS = ("uniform", "inverse_size")
 
 def scope_of(truth_scope: Any) -> _core.TruthScope:
     if not isinstance(truth_scope, str) or truth_scope not in SCOPES:
-        raise ValueError(
-            f"truth_scope must be one of {', '.join(map(repr, SCOPES))}, not {clip(repr(truth_scope), 60)}"
-        )
+        shown = clip(repr(truth_scope), 60)
+        raise ValueError(f"truth_scope must be 'common' or 'entities', not {shown}")
     return SCOPES[truth_scope]
 
 
@@ -65,7 +64,9 @@ def design_weights(
     """Per truth cluster (the core's order), its design weight; None for all 1.
     `cluster_weights`: None or "uniform", "inverse_size", a mapping {cluster: weight},
     or a table (path, DataFrame, Arrow table) with columns cluster_id and weight."""
-    if cluster_weights is None or (isinstance(cluster_weights, str) and cluster_weights == "uniform"):
+    if cluster_weights is None or (
+        isinstance(cluster_weights, str) and cluster_weights == "uniform"
+    ):
         return None
     if isinstance(cluster_weights, str) and cluster_weights == "inverse_size":
         return np.asarray(core.inverse_size_design())

@@ -54,6 +54,8 @@ QuietOpt = Annotated[
         "--quiet", "-q", help="No progress lines on stderr (they appear only on a terminal)."
     ),
 ]
+
+
 class Scope(str, Enum):
     common = "common"
     entities = "entities"

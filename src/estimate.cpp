@@ -1,5 +1,6 @@
 #include "clusterscore/estimate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <stdexcept>
@@ -41,75 +42,141 @@ class ClassWeights {
   double w_[2][4];
 };
 
+// A class of judged pairs (within a stratum): the weighted mean of f over its judged
+// draws, each draw weighing its class weight c (judged share of the class, inverted), with
+// the standard error of this ratio estimator taking the distinct pair as the unit (its
+// draws share one verdict): Σ_p (c·d_p·g_p)² / W² · u/(u − 1), g_p = f_p − mean, u
+// distinct judged pairs. Also what the intervals need when the verdicts all agree: the
+// effective number of independent judgements (Kish: W² / Σ_p (c·d_p)²), the judged share
+// of the verdict x the estimand counts, and the mean size of f where x = 1 (f = size·x).
 struct Mean {
   std::optional<double> mean, std_error;
   uint64_t draws = 0;
+  double n_eff = 0, share = 0, scale = 0;
 };
 
-// Weighted mean of f over the judged draws of stratum `stratum` whose kind is in `kinds`,
-// each draw weighing its class weight c = 1/q (q: the judged share of its class), and the
-// standard error of this ratio estimator. Draws are multinomial, but a verdict (or its
-// absence) belongs to a distinct pair, so the variance mixes the per-draw and the
-// per-pair sums: Σ_p c²·g_p²·(q·d_p + (1 − q)·d_p²) / W², g_p = f_p − m, with the
-// n/(n−1) correction. With every pair judged (q = 1) it is the per-draw formula.
 Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, uint8_t stratum,
-                   std::initializer_list<PairKind> kinds, const std::function<double(size_t)>& f) {
+                   std::initializer_list<PairKind> kinds, const std::function<double(size_t)>& f,
+                   const std::function<double(size_t)>& x_of = {},
+                   const std::function<double(size_t)>& size_of = {}) {
   auto in = [&](size_t p) {
-    if (s.stratum[p] != stratum || !judged(s, p)) return false;
+    if (s.stratum[p] != stratum || s.kind[p] == PairKind::kSelf || !judged(s, p)) return false;
     for (PairKind k : kinds)
       if (s.kind[p] == k) return true;
     return false;
   };
-  detail::KahanSum w, wf;
+  detail::KahanSum w, wf, w2, wx, wxs, ws;
   Mean m;
+  size_t units = 0;
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
     const double d = double(s.draws[p]) * cw(s, p);
     w.add(d);
     wf.add(d * f(p));
+    w2.add(d * d);
+    const double x = x_of ? x_of(p) : 0.0, size = size_of ? size_of(p) : 0.0;
+    wx.add(d * x);
+    wxs.add(d * x * size);
+    ws.add(d * size);
     m.draws += s.draws[p];
+    ++units;
   }
   if (w.value() <= 0) return m;
   const double mean = wf.value() / w.value();
   m.mean = mean;
-  if (m.draws < 2) return m;
+  m.n_eff = w.value() * w.value() / w2.value();
+  m.share = wx.value() / w.value();
+  // Where no draw has x = 1, the size f would have: its mean over the class.
+  m.scale = wx.value() > 0 ? wxs.value() / wx.value() : ws.value() / w.value();
+  if (units < 2) return m;
   detail::KahanSum v;
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
-    const double c = cw(s, p), d = double(s.draws[p]), g = f(p) - mean;
-    v.add(c * g * g * d + c * (c - 1) * g * g * d * d);  // c²g²(q·d + (1 − q)·d²), q = 1/c
+    const double t = double(s.draws[p]) * cw(s, p) * (f(p) - mean);
+    v.add(t * t);
   }
-  const double n = double(m.draws);
-  m.std_error = std::sqrt(v.value() / (w.value() * w.value()) * n / (n - 1));
+  const double u = double(units);
+  m.std_error = std::sqrt(v.value() / (w.value() * w.value()) * u / (u - 1));
   return m;
 }
 
-Estimate scaled(const std::string& name, double multiplier, const Mean& m) {
+// The Wilson score interval of a proportion p from n independent judgements.
+std::pair<double, double> wilson(double p, double n) {
+  const double z2 = kZ95 * kZ95, centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = kZ95 / (1 + z2 / n) * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+  // It holds p (exactly, at 0 and 1, where rounding would leave it a hair outside).
+  return {std::clamp(centre - half, 0.0, p), std::clamp(centre + half, p, 1.0)};
+}
+
+// The effective number of judgements behind a proportion: from its standard error where
+// that is informative, else (all verdicts agree) Kish's effective sample size.
+double judgements(double p, const Mean& m) {
+  if (m.std_error && *m.std_error > 0 && p > 0 && p < 1)
+    return p * (1 - p) / (*m.std_error * *m.std_error);
+  return m.n_eff;
+}
+
+Estimate exact(const std::string& name, double value) {
+  Estimate e;
+  e.name = name;
+  e.estimate = e.ci_low = e.ci_high = value;
+  e.std_error = 0.0;
+  e.exact = true;
+  return e;
+}
+
+// known + multiplier × p, p a class proportion estimated by `m`: the Wilson interval on
+// the effective number of judgements, so that it never collapses when verdicts agree, and
+// it stays within [known, known + multiplier]. A multiplier of 0 is known exactly.
+Estimate proportion(const std::string& name, double multiplier, const Mean& m, double known = 0) {
+  if (multiplier == 0) return exact(name, known);
   Estimate e;
   e.name = name;
   e.pairs = m.draws;
   if (!m.mean) return e;
-  e.estimate = multiplier * *m.mean;
-  if (m.std_error) {
-    e.std_error = multiplier * *m.std_error;
-    e.ci_low = *e.estimate - kZ95 * *e.std_error;
-    e.ci_high = *e.estimate + kZ95 * *e.std_error;
-  }
+  const double p = *m.mean;
+  e.estimate = known + multiplier * p;
+  e.std_error = m.std_error ? multiplier * *m.std_error : multiplier * std::sqrt(p * (1 - p));
+  const auto [lo, hi] = wilson(p, judgements(p, m));
+  e.ci_low = known + multiplier * lo;
+  e.ci_high = known + multiplier * hi;
   return e;
 }
 
-// a + b with standard errors in quadrature (independent parts).
-Estimate sum(const std::string& name, const Estimate& a, const Estimate& b) {
+// known + multiplier × mean of f = size·x (a rate, or delta_precision's judged part): the
+// normal interval joined with what the Wilson interval of the share of x gives that mean
+// (f at its mean size), so that it neither collapses when the verdicts agree nor trusts
+// the normal approximation on few judgements; within [lo, hi].
+Estimate mean_of(const std::string& name, double multiplier, const Mean& m, double lo, double hi,
+                 double known = 0) {
+  if (multiplier == 0) return exact(name, known);
+  Estimate e;
+  e.name = name;
+  e.pairs = m.draws;
+  if (!m.mean) return e;
+  e.estimate = std::clamp(known + multiplier * *m.mean, lo, hi);
+  const double se = m.std_error ? multiplier * *m.std_error : 0.0;
+  e.std_error = se;
+  const auto [wl, wh] = wilson(m.share, m.n_eff);
+  const double a = known + multiplier * m.scale * wl, b = known + multiplier * m.scale * wh;
+  e.ci_low = std::max(lo, std::min({*e.estimate - kZ95 * se, a, b}));
+  e.ci_high = std::min(hi, std::max({*e.estimate + kZ95 * se, a, b}));
+  return e;
+}
+
+// a + b, independent parts: each side of the interval adds in quadrature, within [lo, hi].
+Estimate sum(const std::string& name, const Estimate& a, const Estimate& b, double lo, double hi) {
   Estimate e;
   e.name = name;
   e.pairs = a.pairs + b.pairs;
   if (!a.estimate || !b.estimate) return e;
+  e.exact = a.exact && b.exact;
   e.estimate = *a.estimate + *b.estimate;
-  if (a.std_error && b.std_error) {
-    e.std_error = std::hypot(*a.std_error, *b.std_error);
-    e.ci_low = *e.estimate - kZ95 * *e.std_error;
-    e.ci_high = *e.estimate + kZ95 * *e.std_error;
-  }
+  e.std_error = std::hypot(a.std_error.value_or(0), b.std_error.value_or(0));
+  const double down = std::hypot(*a.estimate - *a.ci_low, *b.estimate - *b.ci_low);
+  const double up = std::hypot(*a.ci_high - *a.estimate, *b.ci_high - *b.estimate);
+  e.ci_low = std::max(lo, *e.estimate - down);
+  e.ci_high = std::min(hi, *e.estimate + up);
   return e;
 }
 
@@ -123,15 +190,13 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
   const ClassWeights cw(s);
   const SampleTotals& t = s.totals;
   const uint8_t stable_stratum = s.stratified ? 1 : 0;
-  const auto split = {PairKind::kSplit}, merge = {PairKind::kMerge};
-  const auto stable = {PairKind::kStable, PairKind::kSelf};
+  const auto split = {PairKind::kSplit}, merge = {PairKind::kMerge}, stable = {PairKind::kStable};
   auto diff = [&](size_t p) { return same(s, p) ? 0.0 : 1.0; };
   auto eq = [&](size_t p) { return same(s, p) ? 1.0 : 0.0; };
   auto over_b = [&](size_t p) { return s.U[p] / s.B[p]; };
   auto over_e = [&](size_t p) { return s.U[p] / s.E[p]; };
-  // l_ij · 1[i ≡ j]: U/E for merge pairs, −U/B for split pairs, U/E − U/B for stable ones.
+  // l_ij: U/E for merge pairs, −U/B for split pairs, U/E − U/B for stable ones.
   auto label = [&](size_t p) {
-    if (!same(s, p)) return 0.0;
     switch (s.kind[p]) {
       case PairKind::kMerge:
         return over_e(p);
@@ -141,34 +206,46 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
         return over_e(p) - over_b(p);
     }
   };
+  auto label_same = [&](size_t p) { return same(s, p) ? label(p) : 0.0; };
   const double sd = t.split_distance, md = t.merge_distance, aji = t.affected_jaccard_index;
+  // The self pairs' share of the stable population: always i ≡ j, never judged.
+  const double self = t.stable_mass > 0 ? t.self_mass / t.stable_mass : 0.0;
   std::vector<Estimate> out;
-  out.push_back(scaled("good_split_distance", sd, weighted_mean(s, cw, 0, split, diff)));
-  out.push_back(scaled("bad_split_distance", sd, weighted_mean(s, cw, 0, split, eq)));
-  out.push_back(scaled("good_merge_distance", md, weighted_mean(s, cw, 0, merge, eq)));
-  out.push_back(scaled("bad_merge_distance", md, weighted_mean(s, cw, 0, merge, diff)));
-  out.push_back(sum("good_distance", out[0], out[2]));
-  out.push_back(sum("bad_distance", out[1], out[3]));
-  out.push_back(
-      scaled("affected_good_index", aji, weighted_mean(s, cw, stable_stratum, stable, eq)));
-  out.push_back(
-      scaled("affected_bad_index", aji, weighted_mean(s, cw, stable_stratum, stable, diff)));
-  const auto all = {PairKind::kSplit, PairKind::kMerge, PairKind::kStable, PairKind::kSelf};
+  out.push_back(proportion("good_split_distance", sd, weighted_mean(s, cw, 0, split, diff)));
+  out.push_back(proportion("bad_split_distance", sd, weighted_mean(s, cw, 0, split, eq)));
+  out.push_back(proportion("good_merge_distance", md, weighted_mean(s, cw, 0, merge, eq)));
+  out.push_back(proportion("bad_merge_distance", md, weighted_mean(s, cw, 0, merge, diff)));
+  out.push_back(sum("good_distance", out[0], out[2], 0, sd + md));
+  out.push_back(sum("bad_distance", out[1], out[3], 0, sd + md));
+  const Mean same_stable = weighted_mean(s, cw, stable_stratum, stable, eq);
+  const Mean diff_stable = weighted_mean(s, cw, stable_stratum, stable, diff);
+  out.push_back(proportion("affected_good_index", aji * (1 - self), same_stable, aji * self));
+  out.push_back(proportion("affected_bad_index", aji * (1 - self), diff_stable));
+  const auto all = {PairKind::kSplit, PairKind::kMerge, PairKind::kStable};
+  // delta_precision: the self pairs' part exactly, the judged pairs' part estimated.
   if (s.distance_only) {
-    out.push_back(Estimate{"delta_precision", {}, {}, {}, {}, 0});
+    out.push_back(Estimate{"delta_precision", {}, {}, {}, {}, 0, false});
   } else if (s.stratified) {
-    out.push_back(sum("delta_precision",
-                      scaled("", t.diff_mass, weighted_mean(s, cw, 0, all, label)),
-                      scaled("", t.stable_mass, weighted_mean(s, cw, 1, all, label))));
+    const Estimate d =
+        mean_of("", t.diff_mass, weighted_mean(s, cw, 0, all, label_same, eq, label), -1, 1);
+    const Estimate st =
+        mean_of("", t.stable_mass - t.self_mass,
+                weighted_mean(s, cw, 1, all, label_same, eq, label), -1, 1, t.self_delta);
+    out.push_back(sum("delta_precision", d, st, -1, 1));
   } else {
-    out.push_back(scaled("delta_precision", t.diff_mass + t.stable_mass,
-                         weighted_mean(s, cw, 0, all, label)));
+    out.push_back(mean_of("delta_precision", t.diff_mass + t.stable_mass - t.self_mass,
+                          weighted_mean(s, cw, 0, all, label_same, eq, label), -1, 1,
+                          t.self_delta));
   }
   auto times = [](auto g, auto h) { return [=](size_t p) { return g(p) * h(p); }; };
-  out.push_back(scaled("good_split_rate", sd, weighted_mean(s, cw, 0, split, times(over_b, diff))));
-  out.push_back(scaled("bad_split_rate", sd, weighted_mean(s, cw, 0, split, times(over_b, eq))));
-  out.push_back(scaled("good_merge_rate", md, weighted_mean(s, cw, 0, merge, times(over_e, eq))));
-  out.push_back(scaled("bad_merge_rate", md, weighted_mean(s, cw, 0, merge, times(over_e, diff))));
+  out.push_back(mean_of("good_split_rate", sd,
+                        weighted_mean(s, cw, 0, split, times(over_b, diff), diff, over_b), 0, 1));
+  out.push_back(mean_of("bad_split_rate", sd,
+                        weighted_mean(s, cw, 0, split, times(over_b, eq), eq, over_b), 0, 1));
+  out.push_back(mean_of("good_merge_rate", md,
+                        weighted_mean(s, cw, 0, merge, times(over_e, eq), eq, over_e), 0, 1));
+  out.push_back(mean_of("bad_merge_rate", md,
+                        weighted_mean(s, cw, 0, merge, times(over_e, diff), diff, over_e), 0, 1));
   return out;
 }
 

@@ -93,6 +93,7 @@ class Sampler {
     }
   }
 
+  bool affected(size_t k) const { return parts_[k].stable > 0; }
   double union_weight(size_t k) const {
     return cells_.weight[k] + parts_[k].split + parts_[k].merge;
   }
@@ -208,6 +209,25 @@ SampleTotals sample_totals(const Comparison& diff) {
   }
   t.diff_mass = dm.value();
   t.stable_mass = sm.value();
+  // The self pairs of affected items: known from the diff, never judged.
+  const CellTable& cells = diff.cells();
+  std::vector<detail::KahanSum> sq(cells.size());
+  const auto& cell = diff.cell_of_item();
+  for (size_t i = 0; i < cell.size(); ++i) {
+    detail::poll_every(i);
+    if (cell[i] != kNone && sampler.affected(cell[i]))
+      sq[cell[i]].add(diff.joined().weight[i] * diff.joined().weight[i]);
+  }
+  detail::KahanSum self, delta;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    if (!sampler.affected(k)) continue;
+    const double q = sq[k].value() / cells.total_weight;
+    const double b = cells.row_weight[cells.row[k]], e = cells.col_weight[cells.col[k]];
+    self.add(q / sampler.union_weight(k));
+    delta.add(q * (1 / e - 1 / b));
+  }
+  t.self_mass = self.value();
+  t.self_delta = delta.value();
   return t;
 }
 

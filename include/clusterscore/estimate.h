@@ -26,20 +26,26 @@ struct JudgedSample {
   bool distance_only = false;  // diff pairs only: no stable estimate, no delta_precision
 };
 
-// An estimate with its standard error and 95% normal interval; absent (nullopt) when no
-// judged pair informs it. `pairs` counts the judged draws used.
+// An estimate with its standard error and 95% interval; absent (nullopt) when no judged
+// pair informs it. `pairs` counts the judged draws used; `exact`: known from the diff
+// alone (a multiplier of 0), interval [estimate, estimate].
 struct Estimate {
   std::string name;
   std::optional<double> estimate, std_error, ci_low, ci_high;
   uint64_t pairs = 0;
+  bool exact = false;
 };
 
 // Every estimate of SPEC §4, in a fixed order: good/bad split and merge distances,
 // good/bad distance, affected good/bad index, delta_precision, good/bad split and merge
-// rates. Unsure and missing verdicts are dropped and each class (self, split, merge,
-// other stable) re-weighted to keep its sampled total; standard errors use the
-// weighted-sample formula, allowing for verdicts being per distinct pair (estimate.cpp). Throws
-// std::invalid_argument on inconsistent lengths. O(pairs).
+// rates. Unsure and missing verdicts are dropped and each class (split, merge, other
+// stable) re-weighted to keep its sampled total. Self pairs are not estimated: their part
+// (totals.self_mass, self_delta) is known. Standard errors take the distinct pair as the
+// unit. Intervals: Wilson-type on the effective number of judgements for the distances
+// and indices (never of zero width unless exact), normal elsewhere but no narrower than
+// the Wilson width of the judged share, all within the metric's range ([0, multiplier],
+// [0, 1] for rates, [−1, 1] for delta_precision). Throws std::invalid_argument on
+// inconsistent lengths. O(pairs).
 std::vector<Estimate> estimate(const JudgedSample& sample);
 
 // Shares of the distance by the value of an attribute of item i (SPEC §4, exploring the

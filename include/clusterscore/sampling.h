@@ -47,6 +47,9 @@ struct SampleTotals {
   double split_distance = 0, merge_distance = 0, jaccard_distance = 0;
   double affected_jaccard_index = 0, total_weight = 0;
   double diff_mass = 0, stable_mass = 0;  // Σ w_ij over each population
+  // The self pairs of affected items (within stable_mass): Σ w_ii, and their part of
+  // delta_precision, Σ w_ii·l_ii = Σ_i w(i)²·(1/E_i − 1/B_i) / w(T). Known exactly.
+  double self_mass = 0, self_delta = 0;
 };
 
 SampleTotals sample_totals(const Comparison& diff);

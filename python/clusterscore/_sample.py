@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,9 @@ VERDICTS = {"same": 0, "different": 1, "unsure": 2}
 _MISSING = 3
 _MAX_DRAWS = 100_000_000
 _NONE = 0xFFFFFFFF
-_FORMAT = "clusterscore-pair-sample/2"  # /2: the checksum covers the metadata
+# /2: the checksum covers the metadata; /3: the totals hold the self pairs' known part.
+_FORMAT = "clusterscore-pair-sample/3"
+_OLDER = ("clusterscore-pair-sample/1", "clusterscore-pair-sample/2")
 _CORE_COLUMNS = ["item_i", "item_j", "kind", "draws", "stratum", "U_i", "B_i", "E_i"]
 
 
@@ -249,7 +252,7 @@ def _fingerprint(d: Diff) -> str:
 
 
 _TOTALS = ["split_distance", "merge_distance", "jaccard_distance", "affected_jaccard_index",
-           "total_weight", "diff_mass", "stable_mass"]  # fmt: skip
+           "total_weight", "diff_mass", "stable_mass", "self_mass", "self_delta"]  # fmt: skip
 _MODES = ["plain", "stratified", "distance_only"]
 # Each metadata key with the type its value must have.
 _META = {"format": str, "mode": str, "pairs": int, "stable_pairs": int, "seed": int,
@@ -330,6 +333,12 @@ def _validate_meta(p: Path, meta: Any) -> None:
     """Every key present with a value of its type, before anything reads one."""
     if not isinstance(meta, dict):
         raise ValueError(f"{p}: the sample's metadata is not a JSON object")
+    if meta.get("format") in _OLDER:
+        raise ValueError(
+            f"{p}: written by an older clusterscore ({meta['format']}); run `clusterscore sample`"
+            " again with the same inputs, sizes and seed: the pairs are the same, so the verdicts"
+            " still apply"
+        )
     if meta.get("format") != _FORMAT:
         raise ValueError(f"{p}: unknown sample format {clip(repr(meta.get('format')), 60)}")
     for key, kind in _META.items():
@@ -385,16 +394,47 @@ def estimate(sample: PairSample, verdicts: Any) -> dict[str, dict[str, float | i
     (`verdicts`: item_i, item_j, verdict in same/different/unsure; pairs may be absent)."""
     codes = _verdict_codes(sample, verdicts)
     kind, stratum, draws, u, b, e = sample._codes()
+    _require_judgements(sample, kind, draws, codes)
     rows = _core.estimate(
         kind, stratum, draws, u, b, e, codes, sample.meta["totals"],
         sample.meta["mode"] == "stratified", sample.meta["mode"] == "distance_only",
     )  # fmt: skip
     out = {r.pop("name"): r for r in rows}
+    for r in out.values():
+        if not r["exact"]:
+            del r["exact"]
     totals = sample.meta["totals"]
     for name in ("split_distance", "merge_distance", "jaccard_distance", "affected_jaccard_index"):
         out[name] = {"estimate": totals[name], "std_error": 0.0, "ci_low": totals[name],
                      "ci_high": totals[name], "pairs": 0, "exact": True}  # fmt: skip
     return out
+
+
+_CLASSES = {0: "split", 1: "merge", 2: "stable (non-self)"}  # the core's PairKind codes
+_FEW = 30  # judged draws under which a class's intervals rest on too little
+
+
+def _require_judgements(
+    sample: PairSample, kind: np.ndarray, draws: np.ndarray, codes: np.ndarray
+) -> None:
+    """No verdict on any pair that needs one is an error, not an estimate from self pairs
+    alone; a class with few judged draws gets one warning line."""
+    judged = (codes == VERDICTS["same"]) | (codes == VERDICTS["different"])
+    needs = np.isin(kind, list(_CLASSES))
+    if not (judged & needs).any():
+        raise ValueError(
+            f"no verdict on any of the sample's {int(needs.sum()):,} pairs to judge: fill the"
+            " verdict column (same / different / unsure) first"
+        )
+    for code, name in _CLASSES.items():
+        drawn = int(draws[kind == code].sum())
+        used = int(draws[(kind == code) & judged].sum())
+        if drawn and used < _FEW:
+            warnings.warn(
+                f"only {used} judged draws of {name} pairs (of {drawn} drawn): their intervals"
+                " rest on few judgements",
+                stacklevel=3,
+            )
 
 
 def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:

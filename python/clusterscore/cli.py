@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import gc
 import sys
+import warnings
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
@@ -417,8 +418,12 @@ def estimate(
     distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
     error and a 95% confidence interval."""
     s = load_sample(sample_file)
-    result = estimate_pairs(s, verdicts)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = estimate_pairs(s, verdicts)
     progress.done()
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
     if json_out:
         import json
 

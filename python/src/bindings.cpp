@@ -380,6 +380,8 @@ nb::dict totals_dict(const SampleTotals& t) {
   d["total_weight"] = t.total_weight;
   d["diff_mass"] = t.diff_mass;
   d["stable_mass"] = t.stable_mass;
+  d["self_mass"] = t.self_mass;
+  d["self_delta"] = t.self_delta;
   return d;
 }
 
@@ -392,6 +394,8 @@ SampleTotals totals_of(const nb::dict& d) {
   t.total_weight = nb::cast<double>(d["total_weight"]);
   t.diff_mass = nb::cast<double>(d["diff_mass"]);
   t.stable_mass = nb::cast<double>(d["stable_mass"]);
+  t.self_mass = nb::cast<double>(d["self_mass"]);
+  t.self_delta = nb::cast<double>(d["self_delta"]);
   return t;
 }
 
@@ -456,6 +460,7 @@ nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum
     d["ci_low"] = opt(e.ci_low);
     d["ci_high"] = opt(e.ci_high);
     d["pairs"] = e.pairs;
+    d["exact"] = e.exact;
     out.append(d);
   }
   return out;

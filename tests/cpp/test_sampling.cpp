@@ -88,11 +88,60 @@ TEST(Estimate, HandComputedMeansAndErrors) {
   EXPECT_NEAR(*e[0].estimate, 0.5 * 2.0 / 3, 1e-15);
   EXPECT_NEAR(*e[1].estimate, 0.5 / 3, 1e-15);
   EXPECT_EQ(e[0].pairs, 3u);
-  // q = 3/4, c = 4/3: Σ c g² d + c(c−1) g² d² over pairs, g = 1/3 and −2/3
+  // The distinct pair is the unit: Σ (c·d·g)² / W² · u/(u − 1), c = 4/3 (3 of 4 draws
+  // judged), g = 1/3 (drawn twice) and −2/3, u = 2 judged pairs.
   const double c = 4.0 / 3, m = 2.0 / 3, w = 3 * c;
-  const double var = (c * (1 - m) * (1 - m) * 2 + c * (c - 1) * (1 - m) * (1 - m) * 4 +
-                      c * m * m * 1 + c * (c - 1) * m * m * 1) /
-                     (w * w) * 3.0 / 2.0;
+  const double var = (std::pow(c * 2 * (1 - m), 2) + std::pow(c * m, 2)) / (w * w) * 2.0;
   EXPECT_NEAR(*e[0].std_error, 0.5 * std::sqrt(var), 1e-15);
-  EXPECT_FALSE(e[2].estimate.has_value());  // no merge pairs: absent, not NaN
+  // merge_distance 0: known exactly, whatever was judged.
+  EXPECT_TRUE(e[2].exact && *e[2].estimate == 0 && *e[2].ci_low == 0 && *e[2].ci_high == 0);
+  EXPECT_NEAR(*e[4].estimate, *e[0].estimate, 1e-15);  // good_distance: defined
+  s.totals.merge_distance = 0.25;  // merge pairs exist but none was drawn: no estimate
+  EXPECT_FALSE(estimate(s)[2].estimate.has_value());
+}
+
+TEST(Estimate, AgreeingVerdictsStillGiveAnIntervalWithinRange) {
+  // Ten split pairs, every one judged "different": all good splits.
+  std::vector<PairKind> kind(10, PairKind::kSplit);
+  std::vector<uint8_t> stratum(10, 0);
+  std::vector<uint64_t> draws(10, 1);
+  std::vector<double> U(10, 4), B(10, 2), E(10, 3);
+  std::vector<Verdict> v(10, Verdict::kDifferent);
+  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, false, false};
+  s.totals.split_distance = 0.5;
+  const std::vector<Estimate> e = estimate(s);
+  // good_split_distance 0.5 · 1, interval 0.5 · [Wilson lower bound for 10 of 10, 1].
+  const double z2 = 1.959963984540054 * 1.959963984540054;
+  EXPECT_NEAR(*e[0].estimate, 0.5, 1e-15);
+  EXPECT_NEAR(*e[0].ci_low, 0.5 * 10 / (10 + z2), 1e-12);
+  EXPECT_NEAR(*e[0].ci_high, 0.5, 1e-15);
+  // bad_split_distance 0, interval [0, 0.5 · z²/(10 + z²)]: not zero width.
+  EXPECT_EQ(*e[1].estimate, 0);
+  EXPECT_EQ(*e[1].ci_low, 0);
+  EXPECT_NEAR(*e[1].ci_high, 0.5 * z2 / (10 + z2), 1e-12);
+  for (const Estimate& x : e)
+    if (x.estimate && !x.exact) EXPECT_LT(*x.ci_low, *x.ci_high) << x.name;
+  // Rates stay within [0, 1]: good_split_rate = 0.5 · mean(U/B) = 1.
+  EXPECT_LE(*e[9].ci_high, 1.0);
+  EXPECT_GE(*e[10].ci_low, 0.0);
+}
+
+TEST(Estimate, SelfPairsPartIsKnownNotSampled) {
+  // One stable non-self pair judged same, one self pair (never judged): the affected
+  // good index is aji·(s + (1 − s)·1) with s the self pairs' share of the stable mass.
+  std::vector<PairKind> kind = {PairKind::kStable, PairKind::kSelf};
+  std::vector<uint8_t> stratum = {0, 0};
+  std::vector<uint64_t> draws = {3, 5};
+  std::vector<double> U = {4, 4}, B = {2, 2}, E = {3, 3};
+  std::vector<Verdict> v = {Verdict::kSame, Verdict::kMissing};
+  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, false, false};
+  s.totals.affected_jaccard_index = 0.8;
+  s.totals.stable_mass = 0.4;
+  s.totals.self_mass = 0.1;
+  s.totals.self_delta = -0.05;
+  const std::vector<Estimate> e = estimate(s);
+  EXPECT_NEAR(*e[6].estimate, 0.8, 1e-15);  // aji·(1/4 + 3/4·1)
+  EXPECT_NEAR(*e[7].estimate, 0.0, 1e-15);
+  // delta_precision: self part −0.05 plus (0.4 − 0.1)·mean(l·1[≡]), l = U/E − U/B = −2/3.
+  EXPECT_NEAR(*e[8].estimate, -0.05 + 0.3 * (4.0 / 3 - 2), 1e-15);
 }

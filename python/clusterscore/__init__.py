@@ -8,6 +8,8 @@
   items, changed clusters) at every level (SPEC §3).
 - `sample_pairs(base, exp, pairs=N, seed=S)` and `estimate(sample, verdicts)`: judge the
   difference with human verdicts on weighted pairs (SPEC §4).
+- `plan_pairs(base, exp, half_width=H)`: how many pairs to draw and judge for intervals
+  of half-width H (SPEC §4).
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
 """
 
@@ -15,6 +17,7 @@ from ._compare import RunComparison, compare
 from ._diff import Diff, diff
 from ._evaluate import Evaluation, evaluate
 from ._memory import release_memory
+from ._plan import plan_pairs
 from ._sample import PairSample, estimate, load_sample, sample_pairs
 
 __all__ = [
@@ -27,6 +30,7 @@ __all__ = [
     "estimate",
     "evaluate",
     "load_sample",
+    "plan_pairs",
     "release_memory",
     "sample_pairs",
 ]

@@ -21,6 +21,7 @@ from ._comparison import Comparison
 from ._diff import Diff
 from ._evaluate import Evaluation
 from ._output import StagedDir, StagedFiles
+from ._plan import plan_pairs
 from ._sample import estimate as estimate_pairs
 from ._sample import load_sample, sample_from_diff
 
@@ -439,6 +440,69 @@ def estimate(
         t.add_row(name, report.fmt(r["estimate"]), report.fmt(r["std_error"]), interval,
                   report.fmt(r["pairs"]))  # fmt: skip
     report.console().print(t)
+
+
+@command
+def plan(
+    base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
+    exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
+    half_width: Annotated[
+        float, typer.Option("--half-width", help="Largest interval half-width wanted, > 0.")
+    ],
+    metric: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--metric",
+            help="A metric to plan for; repeat for several (default: good and bad split and"
+            " merge distances, affected good and bad index).",
+        ),
+    ] = None,
+    pilot_sample: Annotated[
+        Path | None, typer.Option("--pilot-sample", help="A pilot sample already judged.")
+    ] = None,
+    pilot_verdicts: Annotated[
+        Path | None, typer.Option("--pilot-verdicts", help="The pilot sample's verdicts.")
+    ] = None,
+    confidence: ConfidenceOpt = 0.95,
+    items: ItemsOpt = None,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="Print JSON instead of a table.")
+    ] = False,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+    quiet: QuietOpt = False,
+) -> None:
+    """How many pairs to draw (`clusterscore sample --pairs N --stable-pairs M`) and judge so
+    that each metric's interval half-width is at most H: from the diff's exact multipliers
+    and the worst-case proportions, or those of a judged pilot sample."""
+    if (pilot_sample is None) != (pilot_verdicts is None):
+        raise ValueError("--pilot-sample and --pilot-verdicts go together")
+    pilot = None if pilot_sample is None else (str(pilot_sample), pilot_verdicts)
+    result = plan_pairs(
+        base, exp, items, half_width=half_width, confidence=confidence, metrics=metric,
+        pilot=pilot, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+    )  # fmt: skip
+    progress.done()
+    if json_out:
+        import json
+
+        print(json.dumps(report.json_safe(result), indent=2, allow_nan=False))
+        return
+    console = report.console()
+    console.print(
+        report.kv_table(
+            f"Predicted {report.level(confidence)} half-width per metric",
+            result["predicted_half_width"],
+        )
+    )
+    basis = "the pilot's proportions" if pilot else "the worst case (proportions of 1/2)"
+    console.print(
+        f"Draw {result['pairs']:,} diff pairs and {result['stable_pairs']:,} stable pairs"
+        f" (clusterscore sample ... --pairs {result['pairs']} --stable-pairs"
+        f" {result['stable_pairs']}): at most {result['judgements']:,} human judgements"
+        f" (self pairs need none; a pair drawn twice is judged once). Based on {basis}."
+    )
 
 
 def _write(

@@ -19,6 +19,7 @@
 #include "clusterscore/error.h"
 #include "clusterscore/estimate.h"
 #include "clusterscore/interrupt.h"
+#include "clusterscore/plan.h"
 #include "clusterscore/sampling.h"
 
 namespace nb = nanobind;
@@ -536,6 +537,19 @@ NB_MODULE(_core, m) {
         nb::arg("matching"));
   m.def("classic_from_cells", &classic_from_cells);
   m.def("estimate", &estimate_list);
+  m.def("plan_pairs",
+        [](const nb::dict& totals, double same_split, double same_merge, double same_stable,
+           double half_width, double confidence, const std::vector<std::string>& metrics) {
+          const Plan p = plan_pairs(PlanRequest{totals_of(totals), same_split, same_merge,
+                                                same_stable, half_width, confidence, metrics});
+          nb::dict d, h;
+          d["pairs"] = p.pairs;
+          d["stable_pairs"] = p.stable_pairs;
+          d["judgements"] = p.judgements;
+          for (const auto& [name, value] : p.predicted_half_width) h[name.c_str()] = value;
+          d["predicted_half_width"] = h;
+          return d;
+        });
   m.def("match_pairs", [](nb::handle si, nb::handle sj, nb::handle vi, nb::handle vj) {
     Columns column;
     return to_numpy(match_pairs(column(si), column(sj), column(vi), column(vj)));

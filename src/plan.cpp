@@ -1,0 +1,84 @@
+#include "clusterscore/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "detail/normal.h"
+
+namespace clusterscore {
+namespace {
+
+enum class Stratum { kDiff, kStable };
+
+// A metric's variance is K / n, n its stratum's draws.
+struct Variance {
+  Stratum stratum;
+  double k;
+};
+
+Variance variance_of(const std::string& metric, const PlanRequest& r) {
+  const SampleTotals& t = r.totals;
+  const double sd = t.split_distance, md = t.merge_distance, diff = sd + md;
+  const double self = t.stable_mass > 0 ? t.self_mass / t.stable_mass : 0.0;
+  const double aji = t.affected_jaccard_index;
+  // Multiplier m, class proportion p drawn with share s of the stratum's draws:
+  // Var = m²·p(1 − p) / (s·n).
+  const auto part = [](double m, double p, double share) {
+    return m == 0 || share == 0 ? 0.0 : m * m * p * (1 - p) / share;
+  };
+  const double split = part(sd, r.same_split, diff > 0 ? sd / diff : 0);
+  const double merge = part(md, r.same_merge, diff > 0 ? md / diff : 0);
+  if (metric == "good_split_distance" || metric == "bad_split_distance")
+    return {Stratum::kDiff, split};
+  if (metric == "good_merge_distance" || metric == "bad_merge_distance")
+    return {Stratum::kDiff, merge};
+  if (metric == "good_distance" || metric == "bad_distance") return {Stratum::kDiff, split + merge};
+  if (metric == "affected_good_index" || metric == "affected_bad_index")
+    return {Stratum::kStable, part(aji * (1 - self), r.same_stable, 1 - self)};
+  std::string known;
+  for (const std::string& m : plannable_metrics()) known += (known.empty() ? "" : ", ") + m;
+  throw std::invalid_argument("cannot plan for metric '" + metric + "'; choose from " + known);
+}
+
+}  // namespace
+
+const std::vector<std::string>& plannable_metrics() {
+  static const std::vector<std::string> names = {
+      "good_split_distance", "bad_split_distance", "good_merge_distance", "bad_merge_distance",
+      "good_distance",       "bad_distance",       "affected_good_index", "affected_bad_index"};
+  return names;
+}
+
+Plan plan_pairs(const PlanRequest& r) {
+  if (!(r.half_width > 0) || !std::isfinite(r.half_width))
+    throw std::invalid_argument("half_width must be a number > 0");
+  if (!(r.confidence > 0 && r.confidence < 1))
+    throw std::invalid_argument("confidence must be in (0, 1)");
+  for (double p : {r.same_split, r.same_merge, r.same_stable})
+    if (!(p >= 0 && p <= 1)) throw std::invalid_argument("class proportions must be in [0, 1]");
+  const std::vector<std::string> defaults = {"good_split_distance", "bad_split_distance",
+                                             "good_merge_distance", "bad_merge_distance",
+                                             "affected_good_index", "affected_bad_index"};
+  const std::vector<std::string>& metrics = r.metrics.empty() ? defaults : r.metrics;
+  const double z = detail::normal_quantile(1 - (1 - r.confidence) / 2);
+  std::vector<Variance> v;
+  Plan plan;
+  for (const std::string& m : metrics) {
+    v.push_back(variance_of(m, r));
+    const double n = std::ceil(v.back().k * z * z / (r.half_width * r.half_width));
+    uint64_t& to = v.back().stratum == Stratum::kDiff ? plan.pairs : plan.stable_pairs;
+    to = std::max(to, uint64_t(n));
+  }
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    const double n = double(v[i].stratum == Stratum::kDiff ? plan.pairs : plan.stable_pairs);
+    plan.predicted_half_width.emplace_back(metrics[i],
+                                           v[i].k == 0 ? 0.0 : z * std::sqrt(v[i].k / n));
+  }
+  const SampleTotals& t = r.totals;
+  const double self = t.stable_mass > 0 ? t.self_mass / t.stable_mass : 0.0;
+  plan.judgements = plan.pairs + uint64_t(std::ceil(double(plan.stable_pairs) * (1 - self)));
+  return plan;
+}
+
+}  // namespace clusterscore

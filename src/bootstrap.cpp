@@ -112,6 +112,20 @@ class GroupSums {
   std::vector<double> sum_, comp_;
 };
 
+// The estimates of every run: out[(run * groups + g) * width + m], each run's sums made by
+// add(run, &sums).
+template <class Add>
+void estimates_of_runs(const Layout& layout, size_t groups, size_t runs, std::vector<double>* out,
+                       Add add) {
+  out->assign(runs * groups * layout.width(), kNaN);
+  GroupSums sums(layout, groups);
+  for (size_t run = 0; run < runs; ++run) {
+    sums.clear();
+    add(run, &sums);
+    sums.finish(run, out);
+  }
+}
+
 // Estimates from fixed sums per truth cluster (ClusterSums), truth cluster c counted
 // n[c] times its design weight (n null: once).
 class FixedSums {
@@ -135,13 +149,8 @@ class FixedSums {
   }
 
   void compute(const uint32_t* n, std::vector<double>* out) const {
-    out->assign(runs_.size() * groups() * layout_.width(), kNaN);
-    GroupSums sums(layout_, groups());
-    for (size_t run = 0; run < runs_.size(); ++run) {
-      sums.clear();
-      add_entries(runs_[run], n, &sums);
-      sums.finish(run, out);
-    }
+    estimates_of_runs(layout_, groups(), runs_.size(), out,
+                      [&](size_t run, GroupSums* sums) { add_entries(runs_[run], n, sums); });
   }
 
  private:
@@ -186,13 +195,8 @@ class RecomputedCells {
   }
 
   void compute(const uint32_t* n, std::vector<double>* out) const {
-    out->assign(runs_.size() * groups() * layout_.width(), kNaN);
-    GroupSums sums(layout_, groups());
-    for (size_t run = 0; run < runs_.size(); ++run) {
-      sums.clear();
-      add_run(runs_[run], n, &sums);
-      sums.finish(run, out);
-    }
+    estimates_of_runs(layout_, groups(), runs_.size(), out,
+                      [&](size_t run, GroupSums* sums) { add_run(runs_[run], n, sums); });
   }
 
  private:

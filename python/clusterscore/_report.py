@@ -88,9 +88,12 @@ def level(confidence: float) -> str:
     return f"{confidence * 100:.3g}%"
 
 
-def overall_table(result: Any, intervals: pa.Table) -> Table:
-    """Every overall metric with its bootstrap standard error and interval."""
+def overall_table(result: Any, intervals: pa.Table | None) -> Table:
+    """Every overall metric with its bootstrap standard error and interval (none asked
+    for: the values alone)."""
     scope = "whole actual clustering" if result.truth_scope == "entities" else "common items"
+    if intervals is None:
+        return kv_table(f"Overall ({scope})", result.overall)
     conf = level(result.bootstrap.confidence)
     t = Table(title=f"Overall ({scope}; {conf} intervals, {result.bootstrap.resamples:,}"
               " resamples of the truth clusters)", title_justify="left")  # fmt: skip
@@ -117,11 +120,15 @@ def scope_note(result: Any) -> str | None:
     )
 
 
-def slice_table(result: Any, name: str, table: pa.Table, intervals: pa.Table) -> Table:
-    """Per value of a slice: items, weight, and precision, recall and f1 with intervals."""
+def slice_table(result: Any, name: str, table: pa.Table, intervals: pa.Table | None) -> Table:
+    """Per value of a slice: items, weight, and precision, recall and f1 with intervals
+    (if asked for)."""
     df = table.to_pandas()
-    iv = intervals.to_pandas()
     conf = level(result.bootstrap.confidence)
+    if intervals is None:
+        cols = [name, "items", "weight", "precision", "recall", "f1", "jaccard_index"]
+        return frame_table(f"Per {name}", df, cols, labels=[name])
+    iv = intervals.to_pandas()
     t = Table(title=f"Per {name} (values with {conf} intervals)", title_justify="left")
     t.add_column(name)
     for c in ("items", "weight", "precision", "recall", "f1"):

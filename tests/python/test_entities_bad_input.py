@@ -124,3 +124,17 @@ def test_cli_entities_scope_end_to_end(tmp_path, run_cli):
     assert summary["overall"]["precision"] == pytest.approx(ev.overall["precision"])
     common = run_cli("evaluate", truth, actual, "--resamples", "50")
     assert "1 actual items lie outside the truth" in " ".join(common.stdout.split())
+
+
+def test_cli_no_intervals_prints_values_alone(tmp_path, run_cli):
+    truth, actual = tmp_path / "t.csv", tmp_path / "a.csv"
+    truth.write_text("item_id,cluster_id\na,1\nb,1\nc,2\n")
+    actual.write_text("item_id,cluster_id\na,x\nb,y\nc,y\nd,y\n")
+    out = tmp_path / "out"
+    proc = run_cli("evaluate", truth, actual, "--no-intervals", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    assert "interval" not in proc.stdout and "precision" in proc.stdout
+    import json
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert "intervals" not in summary and summary["truth_scope"] == "common"

@@ -133,7 +133,7 @@ def test_cli_no_intervals_prints_values_alone(tmp_path, run_cli):
     out = tmp_path / "out"
     proc = run_cli("evaluate", truth, actual, "--no-intervals", "--out", out)
     assert proc.returncode == 0, proc.stderr
-    assert "interval" not in proc.stdout and "precision" in proc.stdout
+    assert "95% interval" not in proc.stdout and "precision" in proc.stdout
     import json
 
     summary = json.loads((out / "summary.json").read_text())

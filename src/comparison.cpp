@@ -107,6 +107,7 @@ Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const
   detail::poll_interrupt();
   if (pointwise && scope == TruthScope::kEntities) whole_actual_clusters();
   metrics_ = pointwise ? pointwise_cells(cells_, marginals()) : impact_cells(cells_);
+  pair_cells_ok_ = pointwise && pair_sums_by_cell(cells_, marginals());
 }
 
 void Comparison::whole_actual_clusters() {
@@ -179,7 +180,7 @@ GroupTable Comparison::aggregate_units(const Units& u, size_t n_groups) const {
 }
 
 PairSums Comparison::pair_sums_of(const Units& u, size_t n_groups) const {
-  if (!u.cell.empty() || pair_sums_by_cell(cells_, marginals()))
+  if (!u.cell.empty() || pair_cells_ok_)
     return pair_sums(cells_, marginals(), design_, u, n_groups);
   // Weights too large or small to square: each item, in its cell's group.
   BigVector<uint32_t> group(joined_.n_items());

@@ -6,6 +6,7 @@
 #include "clusterscore/pointwise.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore {
 namespace {
@@ -34,31 +35,58 @@ bool pair_sums_by_cell(const CellTable& cells, const ActualMarginals& m) {
 PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<const double> design,
                    const Units& units, size_t n_groups) {
   const bool by_cell = units.cell.empty();
-  if (by_cell && !pair_sums_by_cell(cells, m))
-    throw std::logic_error("clusterscore: pair sums over these cells must be taken over items");
-  // Over cells the squares are already summed unscaled (and safe, by the check above).
+  if (by_cell && cells.weight_sq.size() != cells.size())
+    throw std::logic_error("clusterscore: pair sums over cells need their squared weights");
+  // Over cells the squares are already summed unscaled (pair_sums_by_cell() says when that
+  // is safe: the caller's to check once, not every call).
   const double scale = by_cell ? 1.0 : pair_scale(cells);
-  std::vector<Acc> acc(n_groups);
-  for (size_t u = 0; u < units.group.size(); ++u) {
-    detail::poll_every(u);
-    const uint32_t g = units.group[u], k = by_cell ? uint32_t(u) : units.cell[u];
-    if (g == kNone || k == kNone) continue;
-    const double d = design.empty() ? 1.0 : design[cells.row[k]];
-    const double tp = cells.weight[k], wa = m.col_weight[cells.col[k]];
-    const double wt = cells.row_weight[cells.row[k]];
-    Acc& a = acc[g];
-    if (by_cell) {
+  const auto design_of = [&](size_t k) { return design.empty() ? 1.0 : design[cells.row[k]]; };
+  // Big vectors: per-cluster groups number millions, and fresh pages cost more than reuse.
+  BigVector<Acc> acc(n_groups);
+  if (by_cell) {
+    // Cells in order: only their actual cluster's weight is read at random.
+    for (size_t k = 0; k < units.group.size(); ++k) {
+      detail::poll_every(k);
+      if (k + detail::kPrefetch < cells.size())
+        __builtin_prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);
+      const uint32_t g = units.group[k];
+      if (g == kNone) continue;
       // Σ over the cell's items of w·(x − w) = W·x − Σw², W the cell's weight.
-      const double w = units.weight[u], q = cells.weight_sq[k];
-      a.together.add(d * (w * tp - q));
-      a.actual.add(d * (w * wa - q));
-      a.truth.add(d * (w * wt - q));
+      const double w = units.weight[k], q = cells.weight_sq[k], d = design_of(k);
+      Acc& a = acc[g];
+      a.together.add(d * (w * cells.weight[k] - q));
+      a.actual.add(d * (w * m.col_weight[cells.col[k]] - q));
+      a.truth.add(d * (w * cells.row_weight[cells.row[k]] - q));
       a.weight.add(w);
-    } else {
-      const double w = units.weight[u], ws = w * scale;
-      a.together.add(d * ws * ((tp - w) * scale));
-      a.actual.add(d * ws * ((wa - w) * scale));
-      a.truth.add(d * ws * ((wt - w) * scale));
+    }
+  } else {
+    // What each cell's items pair with, gathered once: items then read one record each,
+    // where they read four arrays at random (per slice at 1e7 items: 1.2 -> 0.6 s).
+    struct Cell {
+      double tp, actual, truth, design;
+    };
+    BigVector<Cell> cell(cells.size());
+    for (size_t k = 0; k < cells.size(); ++k) {
+      detail::poll_every(k);
+      if (k + detail::kPrefetch < cells.size())
+        __builtin_prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);
+      cell[k] = {cells.weight[k], m.col_weight[cells.col[k]], cells.row_weight[cells.row[k]],
+                 design_of(k)};
+    }
+    for (size_t u = 0; u < units.group.size(); ++u) {
+      detail::poll_every(u);
+      if (u + detail::kPrefetch < units.group.size()) {
+        const uint32_t ahead = units.cell[u + detail::kPrefetch];
+        if (ahead != kNone) __builtin_prefetch(&cell[ahead]);
+      }
+      const uint32_t g = units.group[u], k = units.cell[u];
+      if (g == kNone || k == kNone) continue;
+      const Cell& c = cell[k];
+      const double w = units.weight[u], ws = c.design * w * scale;
+      Acc& a = acc[g];
+      a.together.add(ws * ((c.tp - w) * scale));
+      a.actual.add(ws * ((c.actual - w) * scale));
+      a.truth.add(ws * ((c.truth - w) * scale));
       a.weight.add(w);
     }
   }

@@ -100,6 +100,7 @@ class Comparison {
   BigVector<double> actual_weight_;  // kEntities: per B cluster, its weight over S'
   double actual_total_ = 0;          // kEntities: w(S')
   std::vector<double> design_;
+  bool pair_cells_ok_ = false;  // pair_sums_by_cell(), checked once
 };
 
 // Per A cluster, 1 / its number of items in A (all of them, not only those in T): the

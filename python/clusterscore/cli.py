@@ -30,6 +30,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 ItemsOpt = Annotated[
@@ -119,8 +120,23 @@ def staged(out: Path | None) -> StagedDir | None:
     return None if out is None else StagedDir(out)
 
 
+def _version(value: bool) -> None:
+    if value:
+        from . import __version__
+
+        print(f"clusterscore {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _main() -> None:
+def _main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
     """Fast, exact evaluation of clusterings. Files are CSV, TSV or Parquet (by extension)
     with columns item_id and cluster_id (see --item-col, --cluster-col)."""
 

@@ -9,6 +9,7 @@
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
+#include "detail/pair_terms.h"
 #include "detail/pointwise_row.h"
 #include "detail/random.h"
 #include "detail/simd.h"
@@ -224,13 +225,13 @@ class RecomputedCells {
         const double fp = actual - tp, fn = wr - tp;
         detail::pointwise_row(tp, fp, fn, all - tp - fp - fn, all, m);
       }
-      // Sums as FixedSums holds them: weight × value for the means, and the pair terms
-      // as pair_sums() makes them (Σw·(x − w) = W·x − Σw², weights scaled).
-      const double w = r.weight[e], ws = w * s, q = r.weight_sq[e];
+      // Sums as FixedSums holds them: weight × value for the means, then the pair terms.
+      const double w = r.weight[e];
       for (int x = 0; x < detail::kPointwiseMetrics; ++x) v[x] = m[x] * w;
-      v[8] = ws * (tp * s) - q;
-      v[9] = ws * (actual * s) - q;
-      v[10] = ws * (wr * s) - q;
+      const detail::PairTerms t = detail::cell_pair_terms(w * s, r.weight_sq[e], tp, actual, wr, s);
+      v[8] = t.together;
+      v[9] = t.actual;
+      v[10] = t.truth;
       sums->add(r.group[e], times_row, w, v);
     }
   }

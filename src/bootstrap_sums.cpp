@@ -6,6 +6,7 @@
 #include "detail/interner.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
+#include "detail/pair_terms.h"
 
 namespace clusterscore {
 namespace {
@@ -60,12 +61,14 @@ ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping
     KahanSum* to = s.data() + size_t(e) * width;
     const double* v = m.row(cell[i]);
     for (size_t q = 0; q < k; ++q) to[q].add(wi * v[q]);
-    if (out.pairs) {  // as pair_sums() does, item by item
+    if (out.pairs) {
       const uint32_t x = cell[i];
-      const double ws = wi * scale;
-      to[k].add(ws * ((cells.weight[x] - wi) * scale));
-      to[k + 1].add(ws * ((actual.col_weight[cells.col[x]] - wi) * scale));
-      to[k + 2].add(ws * ((cells.row_weight[cells.row[x]] - wi) * scale));
+      const detail::PairTerms t =
+          detail::item_pair_terms(wi, cells.weight[x], actual.col_weight[cells.col[x]],
+                                  cells.row_weight[cells.row[x]], scale);
+      to[k].add(t.together);
+      to[k + 1].add(t.actual);
+      to[k + 2].add(t.truth);
     }
   }
   out.weight = values(w);

@@ -209,7 +209,7 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
   auto label_same = [&](size_t p) { return same(s, p) ? label(p) : 0.0; };
   const double sd = t.split_distance, md = t.merge_distance, aji = t.affected_jaccard_index;
   // The self pairs' share of the stable population: always i ≡ j, never judged.
-  const double self = t.stable_mass > 0 ? t.self_mass / t.stable_mass : 0.0;
+  const double self = t.self_share();
   std::vector<Estimate> out;
   out.push_back(proportion("good_split_distance", sd, weighted_mean(s, cw, 0, split, diff)));
   out.push_back(proportion("bad_split_distance", sd, weighted_mean(s, cw, 0, split, eq)));
@@ -247,6 +247,15 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
   out.push_back(mean_of("bad_merge_rate", md,
                         weighted_mean(s, cw, 0, merge, times(over_e, diff), diff, over_e), 0, 1));
   return out;
+}
+
+JudgedShares judged_shares(const JudgedSample& s) {
+  const ClassWeights cw(s);
+  auto eq = [&](size_t p) { return same(s, p) ? 1.0 : 0.0; };
+  const uint8_t stable_stratum = s.stratified ? 1 : 0;
+  return {weighted_mean(s, cw, 0, {PairKind::kSplit}, eq).mean,
+          weighted_mean(s, cw, 0, {PairKind::kMerge}, eq).mean,
+          weighted_mean(s, cw, stable_stratum, {PairKind::kStable}, eq).mean};
 }
 
 std::vector<uint32_t> match_pairs(const IdColumn& si, const IdColumn& sj, const IdColumn& vi,

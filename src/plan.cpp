@@ -20,7 +20,7 @@ struct Variance {
 Variance variance_of(const std::string& metric, const PlanRequest& r) {
   const SampleTotals& t = r.totals;
   const double sd = t.split_distance, md = t.merge_distance, diff = sd + md;
-  const double self = t.stable_mass > 0 ? t.self_mass / t.stable_mass : 0.0;
+  const double self = t.self_share();
   const double aji = t.affected_jaccard_index;
   // Multiplier m, class proportion p drawn with share s of the stratum's draws:
   // Var = m²·p(1 − p) / (s·n).
@@ -76,7 +76,7 @@ Plan plan_pairs(const PlanRequest& r) {
                                            v[i].k == 0 ? 0.0 : z * std::sqrt(v[i].k / n));
   }
   const SampleTotals& t = r.totals;
-  const double self = t.stable_mass > 0 ? t.self_mass / t.stable_mass : 0.0;
+  const double self = t.self_share();
   plan.judgements = plan.pairs + uint64_t(std::ceil(double(plan.stable_pairs) * (1 - self)));
   return plan;
 }

@@ -6,6 +6,7 @@
 #include "clusterscore/pointwise.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
+#include "detail/pair_terms.h"
 #include "detail/prefetch.h"
 
 namespace clusterscore {
@@ -38,7 +39,7 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
   if (by_cell && cells.weight_sq.size() != cells.size())
     throw std::logic_error("clusterscore: pair sums over cells need their squared weights");
   // Over cells the squares are already summed unscaled (pair_sums_by_cell() says when that
-  // is safe: the caller's to check once, not every call).
+  // is safe: the caller's to check once, not every call), so the scale is 1 there.
   const double scale = by_cell ? 1.0 : pair_scale(cells);
   const auto design_of = [&](size_t k) { return design.empty() ? 1.0 : design[cells.row[k]]; };
   // Big vectors: per-cluster groups number millions, and fresh pages cost more than reuse.
@@ -51,12 +52,14 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
         __builtin_prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);
       const uint32_t g = units.group[k];
       if (g == kNone) continue;
-      // Σ over the cell's items of w·(x − w) = W·x − Σw², W the cell's weight.
-      const double w = units.weight[k], q = cells.weight_sq[k], d = design_of(k);
+      const double w = units.weight[k], d = design_of(k);
+      const detail::PairTerms x =
+          detail::cell_pair_terms(w, cells.weight_sq[k], cells.weight[k],
+                                  m.col_weight[cells.col[k]], cells.row_weight[cells.row[k]], 1.0);
       Acc& a = acc[g];
-      a.together.add(d * (w * cells.weight[k] - q));
-      a.actual.add(d * (w * m.col_weight[cells.col[k]] - q));
-      a.truth.add(d * (w * cells.row_weight[cells.row[k]] - q));
+      a.together.add(d * x.together);
+      a.actual.add(d * x.actual);
+      a.truth.add(d * x.truth);
       a.weight.add(w);
     }
   } else {
@@ -82,11 +85,12 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
       const uint32_t g = units.group[u], k = units.cell[u];
       if (g == kNone || k == kNone) continue;
       const Cell& c = cell[k];
-      const double w = units.weight[u], ws = c.design * w * scale;
+      const double w = units.weight[u];
+      const detail::PairTerms x = detail::item_pair_terms(w, c.tp, c.actual, c.truth, scale);
       Acc& a = acc[g];
-      a.together.add(ws * ((c.tp - w) * scale));
-      a.actual.add(ws * ((c.actual - w) * scale));
-      a.truth.add(ws * ((c.truth - w) * scale));
+      a.together.add(c.design * x.together);
+      a.actual.add(c.design * x.actual);
+      a.truth.add(c.design * x.truth);
       a.weight.add(w);
     }
   }

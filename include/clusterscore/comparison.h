@@ -87,9 +87,9 @@ class Comparison {
   // Means over `u` (design-weighted), then the derived values, the pair metrics and the
   // items' own weights.
   GroupTable aggregate_units(const Units& u, size_t n_groups) const;
-  void whole_actual_clusters();
-  PairSums pair_sums_of(const Units& u, size_t n_groups)
-      const;  // over items if need be  // fills actual_weight_ and actual_total_
+  void whole_actual_clusters();  // fills actual_weight_ and actual_total_
+  // pair_sums() over `u`, or over their items where the cells' squared weights are unsafe.
+  PairSums pair_sums_of(const Units& u, size_t n_groups) const;
 
   MetricFamily family_;
   TruthScope scope_;

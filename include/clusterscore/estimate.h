@@ -48,6 +48,14 @@ struct Estimate {
 // inconsistent lengths. O(pairs).
 std::vector<Estimate> estimate(const JudgedSample& sample);
 
+// The share of i ≡ j among the judged split, merge and stable non-self pairs: the class
+// proportions the estimates scale (nullopt for a class without a judged pair), as a
+// judged pilot gives them to the planner (plan.h). O(pairs).
+struct JudgedShares {
+  std::optional<double> split, merge, stable;
+};
+JudgedShares judged_shares(const JudgedSample& sample);
+
 // Shares of the distance by the value of an attribute of item i (SPEC §4, exploring the
 // difference): each diff pair's draws carry its stratum's mass / the stratum's draws.
 struct Contributions {

@@ -50,6 +50,9 @@ struct SampleTotals {
   // The self pairs of affected items (within stable_mass): Σ w_ii, and their part of
   // delta_precision, Σ w_ii·l_ii = Σ_i w(i)²·(1/E_i − 1/B_i) / w(T). Known exactly.
   double self_mass = 0, self_delta = 0;
+
+  // The self pairs' share of the stable population (0 without stable pairs).
+  double self_share() const { return stable_mass > 0 ? self_mass / stable_mass : 0.0; }
 };
 
 SampleTotals sample_totals(const Comparison& diff);

@@ -4,14 +4,12 @@ when one is given and at their worst case (1/2) otherwise."""
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from . import _core
 from ._diff import Diff
-from ._sample import _totals, estimate, load_sample
+from ._sample import _totals, judged_shares, load_sample
 
 
 def plan_pairs(
@@ -38,7 +36,7 @@ def plan_pairs(
         metrics = [metrics]
     d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     totals = _totals(d)
-    shares = _pilot_shares(pilot, totals) if pilot is not None else (0.5, 0.5, 0.5)
+    shares = _pilot_shares(pilot) if pilot is not None else (0.5, 0.5, 0.5)
     try:
         return _core.plan_pairs(totals, *shares, float(half_width), float(confidence),
                                 list(metrics or []))  # fmt: skip
@@ -46,27 +44,11 @@ def plan_pairs(
         raise ValueError(str(e)) from None
 
 
-def _pilot_shares(pilot: Any, totals: dict) -> tuple[float, float, float]:
-    """The share of i ≡ j among a pilot's judged split, merge and stable non-self pairs
-    (1/2 for a class it has no judgement of)."""
+def _pilot_shares(pilot: Any) -> tuple[float, float, float]:
+    """The pilot's class proportions; the worst case 1/2 for a class it has not judged."""
     if not isinstance(pilot, tuple | list) or len(pilot) != 2:
         raise ValueError("pilot must be (sample, verdicts): a judged sample of the same diff")
     sample, verdicts = pilot
     sample = load_sample(sample) if not hasattr(sample, "meta") else sample
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # a pilot is small by design
-        est = estimate(sample, verdicts)
-    t = sample.meta["totals"]
-
-    def share(value: float | None, multiplier: float, known: float = 0.0) -> float:
-        if value is None or multiplier <= 0 or not math.isfinite(value):
-            return 0.5
-        return min(1.0, max(0.0, (value - known) / multiplier))
-
-    self = t["self_mass"] / t["stable_mass"] if t["stable_mass"] > 0 else 0.0
-    aji = t["affected_jaccard_index"]
-    return (
-        share(est["bad_split_distance"]["estimate"], t["split_distance"]),
-        share(est["good_merge_distance"]["estimate"], t["merge_distance"]),
-        share(est["affected_good_index"]["estimate"], aji * (1 - self), aji * self),
-    )
+    shares = judged_shares(sample, verdicts)
+    return tuple(0.5 if shares[k] is None else shares[k] for k in ("split", "merge", "stable"))

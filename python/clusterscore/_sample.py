@@ -392,13 +392,7 @@ def _validate(p: Path, table: pa.Table, meta: dict) -> None:
 def estimate(sample: PairSample, verdicts: Any) -> dict[str, dict[str, float | int | None]]:
     """Unbiased estimates with standard errors and 95% intervals from judged pairs
     (`verdicts`: item_i, item_j, verdict in same/different/unsure; pairs may be absent)."""
-    codes = _verdict_codes(sample, verdicts)
-    kind, stratum, draws, u, b, e = sample._codes()
-    _require_judgements(sample, kind, draws, codes)
-    rows = _core.estimate(
-        kind, stratum, draws, u, b, e, codes, sample.meta["totals"],
-        sample.meta["mode"] == "stratified", sample.meta["mode"] == "distance_only",
-    )  # fmt: skip
+    rows = _core.estimate(*_judged(sample, verdicts))
     out = {r.pop("name"): r for r in rows}
     for r in out.values():
         if not r["exact"]:
@@ -408,6 +402,24 @@ def estimate(sample: PairSample, verdicts: Any) -> dict[str, dict[str, float | i
         out[name] = {"estimate": totals[name], "std_error": 0.0, "ci_low": totals[name],
                      "ci_high": totals[name], "pairs": 0, "exact": True}  # fmt: skip
     return out
+
+
+def judged_shares(sample: PairSample, verdicts: Any) -> dict[str, float | None]:
+    """The share of i ≡ j among the judged split, merge and stable non-self pairs (None
+    for a class without a judged pair): what a judged pilot tells the planner."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a pilot is small by design
+        return _core.judged_shares(*_judged(sample, verdicts))
+
+
+def _judged(sample: PairSample, verdicts: Any) -> tuple:
+    """The core's arguments for a judged sample, once it has a verdict to work from."""
+    codes = _verdict_codes(sample, verdicts)
+    kind, stratum, draws, u, b, e = sample._codes()
+    _require_judgements(sample, kind, draws, codes)
+    mode = sample.meta["mode"]
+    return (kind, stratum, draws, u, b, e, codes, sample.meta["totals"], mode == "stratified",
+            mode == "distance_only")  # fmt: skip
 
 
 _CLASSES = {0: "split", 1: "merge", 2: "stable (non-self)"}  # the core's PairKind codes
@@ -433,7 +445,7 @@ def _require_judgements(
             warnings.warn(
                 f"only {used} judged draws of {name} pairs (of {drawn} drawn): their intervals"
                 " rest on few judgements",
-                stacklevel=3,
+                stacklevel=4,
             )
 
 

@@ -467,6 +467,19 @@ nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum
   return out;
 }
 
+nb::dict shares_dict(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
+                     const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
+                     const Array<double>& E, const Array<uint8_t>& verdict, const nb::dict& totals,
+                     bool stratified, bool distance_only) {
+  const JudgedShares x = judged_shares(
+      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only));
+  nb::dict d;
+  d["split"] = opt(x.split);
+  d["merge"] = opt(x.merge);
+  d["stable"] = opt(x.stable);
+  return d;
+}
+
 nb::dict contributions_dict(nb::handle values, const Array<uint8_t>& kind,
                             const Array<uint8_t>& stratum, const Array<uint64_t>& draws,
                             const Array<double>& U, const Array<double>& B, const Array<double>& E,
@@ -537,6 +550,7 @@ NB_MODULE(_core, m) {
         nb::arg("matching"));
   m.def("classic_from_cells", &classic_from_cells);
   m.def("estimate", &estimate_list);
+  m.def("judged_shares", &shares_dict);
   m.def("plan_pairs",
         [](const nb::dict& totals, double same_split, double same_merge, double same_stable,
            double half_width, double confidence, const std::vector<std::string>& metrics) {

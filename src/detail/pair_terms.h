@@ -1,0 +1,28 @@
+// What items add to the pair metrics' three sums (SPEC §1, "pair metrics"): an item of
+// weight w pairs with the others of its cell (tp), of its actual cluster and of its truth
+// cluster, w·(x − w) for each x. The one formula behind the per-group sums, the
+// bootstrap's fixed sums and its recomputed cells.
+#pragma once
+
+namespace clusterscore::detail {
+
+struct PairTerms {
+  double together, actual, truth;
+};
+
+// One item; weights times `scale` (a power of two, so that products neither overflow nor
+// underflow: the ratios do not change).
+inline PairTerms item_pair_terms(double w, double tp, double actual, double truth, double scale) {
+  const double ws = w * scale;
+  return {ws * ((tp - w) * scale), ws * ((actual - w) * scale), ws * ((truth - w) * scale)};
+}
+
+// The items of one cell (or of its part in a group), summed: Σw·(x − w) = W·x − Σw², from
+// their weight W and squared weights Σw², both already scaled by `scale`.
+inline PairTerms cell_pair_terms(double w_scaled, double sq_scaled, double tp, double actual,
+                                 double truth, double scale) {
+  return {w_scaled * (tp * scale) - sq_scaled, w_scaled * (actual * scale) - sq_scaled,
+          w_scaled * (truth * scale) - sq_scaled};
+}
+
+}  // namespace clusterscore::detail

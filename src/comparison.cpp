@@ -111,13 +111,14 @@ Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const
 }
 
 void Comparison::whole_actual_clusters() {
-  std::vector<detail::KahanSum> w(joined_.n_b_clusters());
-  detail::KahanSum total;
-  for (size_t i = 0; i < joined_.n_items(); ++i) {
+  // The common items' part is each column's weight over T; the rest are the items only in
+  // B, which the join numbers last (JoinedClusterings): an A row with a B cluster is common.
+  std::vector<detail::KahanSum> w(cells_.n_cols);
+  for (size_t c = 0; c < w.size(); ++c) w[c] = {cells_.col_weight[c], 0.0};
+  detail::KahanSum total{cells_.total_weight, 0.0};
+  for (size_t i = joined_.a_rows; i < joined_.n_items(); ++i) {
     detail::poll_every(i);
-    const uint32_t c = joined_.b_cluster[i];
-    if (c == kNone) continue;
-    w[c].add(joined_.weight[i]);
+    w[joined_.b_cluster[i]].add(joined_.weight[i]);
     total.add(joined_.weight[i]);
   }
   actual_weight_.reserve(w.size());

@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# Sets up (if needed) and runs every check: formatting and lint, the C++ tests (GoogleTest,
-# and the installed CMake package built into an example), and the Python tests.
+# Sets up (if needed) and runs every check: formatting and lint, types (mypy), the C++
+# tests (GoogleTest, and the installed CMake package built into an example), and the
+# Python tests (the docs' links, generated reference and type stub among them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$PWD/.venv/bin:$PATH"
 
 echo "== format and lint"
-ruff check python tests bench examples
-ruff format --check python tests bench examples
+ruff check python tests bench examples scripts
+ruff format --check python tests bench examples scripts
 clang-format --dry-run --Werror include/clusterscore/*.h src/*.cpp src/*.h src/detail/* \
   python/src/*.cpp tests/cpp/*.cpp tests/cpp/*.h examples/cpp/*.cpp bench/cpp/*.cpp
+
+echo "== types"
+mypy
 
 echo "== C++ tests"
 cmake --preset release >/dev/null

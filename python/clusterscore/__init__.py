@@ -1,23 +1,23 @@
 """clusterscore: fast, exact evaluation of clusterings.
 
 - `evaluate(truth, actual, items=None)`: pointwise precision, recall, Jaccard... at
-  every level (SPEC §1).
+  every level (docs/metrics.md).
 - `compare(truth, runs, items=None)`: several runs against one truth, the delta of every
-  metric between each pair with a paired bootstrap over truth clusters (SPEC §1).
+  metric between each pair with a paired bootstrap over truth clusters (docs/metrics.md).
 - `diff(base, exp, items=None)`: ABCDE impact (split and merge distances, affected
-  items, changed clusters) at every level (SPEC §3).
+  items, changed clusters) at every level (docs/metrics.md, diff).
 - `sample_pairs(base, exp, pairs=N, seed=S)` and `estimate(sample, verdicts)`: judge the
-  difference with human verdicts on weighted pairs (SPEC §4).
+  difference with human verdicts on weighted pairs (docs/metrics.md, judging).
 - `plan_pairs(base, exp, half_width=H)`: how many pairs to draw and judge for intervals
-  of half-width H (SPEC §4).
+  of half-width H (docs/metrics.md, judging).
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
 """
 
-from ._compare import RunComparison, compare
 from ._diff import Diff, diff
 from ._evaluate import Evaluation, evaluate
 from ._memory import release_memory
 from ._plan import plan_pairs
+from ._runs import RunComparison, compare
 from ._sample import PairSample, estimate, load_sample, sample_pairs
 
 __all__ = [

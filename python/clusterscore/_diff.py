@@ -1,7 +1,8 @@
-"""Comparing two clusterings of the same items: ABCDE impact metrics (SPEC §3)."""
+"""Comparing two clusterings of the same items: ABCDE impact metrics (docs/metrics.md, diff)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -9,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _arrays, _core
-from ._comparison import Comparison
+from ._two_clusterings import Comparison
 
 _SUMMARY = (
     "affected_items",
@@ -29,13 +30,15 @@ class Diff(Comparison):
     `.per_slice(column)` and `.flows()` are pandas DataFrames.
     """
 
-    _roles = ("base", "exp")
+    roles = ("base", "exp")
     _family = _core.MetricFamily.impact
 
     @property
-    def overall(self) -> dict[str, float]:
+    def overall(self) -> dict[str, float | None]:
+        """The overall impact: distances, rates, Jaccard indices, affected items and
+        weight, and the numbers of Base clusters split and Exp clusters merged."""
         means = super().overall
-        out: dict[str, float] = {
+        out: dict[str, float | None] = {
             k: means[k]
             for k in (
                 "split_distance",
@@ -61,6 +64,7 @@ class Diff(Comparison):
         return self.flows_table().to_pandas()
 
     def flows_table(self) -> pa.Table:
+        """`flows()` as an Arrow table."""
         d = self._core.flows()
         return pa.table(
             {
@@ -76,6 +80,33 @@ class Diff(Comparison):
                 "share_of_exp": d["share_of_exp"],
             }
         )
+
+    @functools.cached_property
+    def sample_totals(self) -> dict[str, Any]:
+        """The population totals a pair sample's estimates need (SampleTotals): the
+        distances, the masses of each pair class, the self pairs' known part."""
+        return self._core.sample_totals()
+
+    @functools.cached_property
+    def fingerprint(self) -> str:
+        """Order-independent hashes of Base, Exp and the items table, as given (an
+        integer id and its text are different inputs): a judged sample names its diff."""
+
+        def one(src: Any) -> int:
+            t = src.table
+            return _core.fingerprint(
+                _arrays.id_tuple(_arrays.normalize_ids(t.column(self._item_col))),
+                _arrays.id_tuple(_arrays.normalize_ids(t.column(self._cluster_col))),
+            )
+
+        parts = [one(self._a), one(self._b)]
+        if self._items is not None:
+            t = self._items.table
+            w = (_arrays.float_array(t.column(self._weight_col))
+                 if self._weight_col in t.column_names else None)  # fmt: skip
+            ids = _arrays.normalize_ids(t.column(self._item_col))
+            parts.append(_core.items_fingerprint(_arrays.id_tuple(ids), w))
+        return "-".join(f"{p:016x}" for p in parts)
 
 
 def diff(

@@ -1,6 +1,6 @@
 """What scoring against a truth that is a sample needs beside the metrics: the truth
-scope, the truth clusters' design weights, and the bootstrap's options (SPEC §1, §1b).
-The estimates and their intervals are the core's (paired_bootstrap)."""
+scope, the truth clusters' design weights, and the bootstrap's options (docs/metrics.md:
+scoring, truth scope). The estimates and their intervals are the core's (paired_bootstrap)."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from ._io import (
     require_numeric,
     require_rows,
 )
+from ._terms import term
 
 SCOPES = {"common": _core.TruthScope.common, "entities": _core.TruthScope.entities}
 DESIGNS = ("uniform", "inverse_size")
@@ -31,7 +32,7 @@ DESIGNS = ("uniform", "inverse_size")
 def scope_of(truth_scope: Any) -> _core.TruthScope:
     if not isinstance(truth_scope, str) or truth_scope not in SCOPES:
         shown = clip(repr(truth_scope), 60)
-        raise ValueError(f"truth_scope must be 'common' or 'entities', not {shown}")
+        raise ValueError(f"{term('truth_scope')} must be 'common' or 'entities', not {shown}")
     return SCOPES[truth_scope]
 
 
@@ -47,12 +48,18 @@ class BootstrapOptions:
     def __post_init__(self) -> None:
         r, s, c = self.resamples, self.seed, self.confidence
         if isinstance(r, bool) or not isinstance(r, int | np.integer) or r < 1:
-            raise ValueError(f"resamples must be a whole number >= 1, not {clip(repr(r), 60)}")
+            raise ValueError(
+                f"{term('resamples')} must be a whole number >= 1, not {clip(repr(r), 60)}"
+            )
         if isinstance(s, bool) or not isinstance(s, int | np.integer) or not 0 <= s < 2**64:
-            raise ValueError(f"seed must be a whole number in [0, 2^64), not {clip(repr(s), 60)}")
+            raise ValueError(
+                f"{term('seed')} must be a whole number in [0, 2^64), not {clip(repr(s), 60)}"
+            )
         ok = isinstance(c, int | float | np.floating) and not isinstance(c, bool)
         if not ok or not 0 < float(c) < 1:
-            raise ValueError(f"confidence must be a number in (0, 1), not {clip(repr(c), 60)}")
+            raise ValueError(
+                f"{term('confidence')} must be a number in (0, 1), not {clip(repr(c), 60)}"
+            )
 
     def args(self) -> tuple[int, int, float]:
         return int(self.resamples), int(self.seed), float(self.confidence)
@@ -72,8 +79,8 @@ def design_weights(
         return np.asarray(core.inverse_size_design())
     if isinstance(cluster_weights, str) and not os.path.splitext(cluster_weights)[1]:
         raise ValueError(
-            f"cluster_weights must be 'uniform', 'inverse_size', a mapping, or a table with"
-            f" columns cluster_id and weight, not {clip(repr(cluster_weights), 60)}"
+            f"{term('cluster_weights')} must be 'uniform', 'inverse_size', a mapping, or a table"
+            f" with columns cluster_id and weight, not {clip(repr(cluster_weights), 60)}"
         )
     src = _weights_table(cluster_weights)
     labels = _arrays.take(truth.table.column(cluster_col), core.cluster_first_rows(_core.Side.a))

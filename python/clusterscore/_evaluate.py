@@ -1,5 +1,5 @@
-"""Scoring a clustering against a ground truth (SPEC §1), in the truth scope asked for
-(SPEC §1b), with bootstrap intervals for its estimates."""
+"""Scoring a clustering against a ground truth (docs/metrics.md), in the truth scope asked for
+(docs/metrics.md, truth scope), with bootstrap intervals for its estimates."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _core
-from ._comparison import Comparison, reading
 from ._estimates import BootstrapOptions, design_weights, scope_of
 from ._io import load_clustering
 from ._progress import step
+from ._terms import setting, term
+from ._two_clusterings import Comparison, reading
 
 INTERVAL_COLUMNS = ["estimate", "std_error", "ci_low", "ci_high"]
 
@@ -32,7 +33,7 @@ class Evaluation(Comparison):
     weights: estimates for the whole actual clustering.
     """
 
-    _roles = ("truth", "actual")
+    roles = ("truth", "actual")
     _family = _core.MetricFamily.pointwise
 
     def __init__(
@@ -55,7 +56,8 @@ class Evaluation(Comparison):
         self.bootstrap = BootstrapOptions(resamples, seed, confidence)
         if truth_scope == "common" and _weighted(cluster_weights):
             raise ValueError(
-                "cluster_weights weight the truth's entities: they need truth_scope='entities'"
+                f"{term('cluster_weights')} weight the truth's entities: they need"
+                f" {setting('truth_scope', 'entities')}"
             )
         # Read here when weights come from the truth's clusters, to name it in errors.
         with reading(truth, "truth"):
@@ -103,6 +105,7 @@ class Evaluation(Comparison):
         return self.intervals_table(by).to_pandas()
 
     def intervals_table(self, by: str | Sequence[str] | None = None) -> pa.Table:
+        """`intervals(by)` as an Arrow table (computed once per `by`)."""
         key = None if by is None else (by,) if isinstance(by, str) else tuple(by)
         if key not in self._intervals:
             self._intervals[key] = self._bootstrap_values(key)
@@ -113,7 +116,7 @@ class Evaluation(Comparison):
         return {}
 
     def _bootstrap_values(self, by: tuple[str, ...] | None) -> pa.Table:
-        grouping, labels_of = (None, None) if by is None else self._slice_grouping(list(by))
+        grouping, labels_of = (None, None) if by is None else self.slice_grouping(list(by))
         sums = [_core.run_sums(self._core, grouping)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             result = _core.paired_bootstrap(sums, *self.bootstrap.args())

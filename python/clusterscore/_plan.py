@@ -1,5 +1,5 @@
-"""How many pairs to judge (SPEC §4, "planning the judgements"): the core sizes the strata
-from the diff's multipliers and the class proportions, taken from a judged pilot sample
+"""How many pairs to judge (docs/metrics.md, judging, "planning the judgements"): the core sizes
+the strata from the diff's multipliers and the class proportions, taken from a judged pilot sample
 when one is given and at their worst case (1/2) otherwise."""
 
 from __future__ import annotations
@@ -9,7 +9,8 @@ from typing import Any
 
 from . import _core
 from ._diff import Diff
-from ._sample import _totals, judged_shares, load_sample
+from ._sample import judged_shares, load_sample
+from ._terms import term
 
 
 def plan_pairs(
@@ -31,11 +32,11 @@ def plan_pairs(
     `pilot`: (sample, verdicts) already judged, whose class proportions replace the worst
     case. Returns {"pairs", "stable_pairs", "judgements", "predicted_half_width"}."""
     if isinstance(half_width, bool) or not isinstance(half_width, int | float):
-        raise ValueError(f"half_width must be a number > 0, not {half_width!r}")
+        raise ValueError(f"{term('half_width')} must be a number > 0, not {half_width!r}")
     if isinstance(metrics, str):
         metrics = [metrics]
     d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    totals = _totals(d)
+    totals = d.sample_totals
     shares = _pilot_shares(pilot) if pilot is not None else (0.5, 0.5, 0.5)
     try:
         return _core.plan_pairs(totals, *shares, float(half_width), float(confidence),
@@ -51,4 +52,9 @@ def _pilot_shares(pilot: Any) -> tuple[float, float, float]:
     sample, verdicts = pilot
     sample = load_sample(sample) if not hasattr(sample, "meta") else sample
     shares = judged_shares(sample, verdicts)
-    return tuple(0.5 if shares[k] is None else shares[k] for k in ("split", "merge", "stable"))
+    split, merge, stable = (shares[k] for k in ("split", "merge", "stable"))
+    return (
+        0.5 if split is None else split,
+        0.5 if merge is None else merge,
+        0.5 if stable is None else stable,
+    )

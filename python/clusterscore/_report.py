@@ -133,7 +133,7 @@ def slice_table(result: Any, name: str, table: pa.Table, intervals: pa.Table | N
     t.add_column(name)
     for c in ("items", "weight", "precision", "recall", "f1"):
         t.add_column(c, justify="right")
-    key = {m: {} for m in ("precision", "recall", "f1")}
+    key: dict[str, dict[Any, tuple[Any, Any]]] = {m: {} for m in ("precision", "recall", "f1")}
     for r in iv.itertuples(index=False):
         if r.metric in key:
             key[r.metric][_key(getattr(r, name))] = (r.ci_low, r.ci_high)
@@ -187,9 +187,9 @@ def runs_coverage_table(coverage: dict[str, dict[str, Any]]) -> Table:
     """What of the truth each run covers: deltas between runs that score different items
     mix the change of clustering with the change of coverage."""
     t = Table(title="Coverage of the truth by each run", title_justify="left")
-    for c in ("run", "items scored", "weight scored", "truth items missed", "run-only items",
-              "truth clusters scored"):  # fmt: skip
-        t.add_column(c, justify="left" if c == "run" else "right")
+    for title in ("run", "items scored", "weight scored", "truth items missed", "run-only items",
+                  "truth clusters scored"):  # fmt: skip
+        t.add_column(title, justify="left" if title == "run" else "right")
     for name, c in coverage.items():
         t.add_row(
             name,

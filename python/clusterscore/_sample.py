@@ -1,5 +1,5 @@
-"""Judging a diff (SPEC §4): weighted pair sampling, the sample file round trip through
-human raters, and estimates with confidence intervals. Sampling and estimation run in
+"""Judging a diff (docs/metrics.md, judging): weighted pair sampling, the sample file round trip
+through human raters, and estimates with confidence intervals. Sampling and estimation run in
 C++; this module moves columns, files and names."""
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pyarrow.parquet as pq
 from . import _arrays, _core
 from ._diff import Diff
 from ._io import clip, load_table, short
+from ._terms import term
 
 KINDS = ["split", "merge", "stable", "self"]
 VERDICTS = {"same": 0, "different": 1, "unsure": 2}
@@ -47,10 +48,13 @@ class PairSample:
 
     @property
     def pairs(self) -> pd.DataFrame:
+        """One row per distinct pair drawn: item_i, item_j, kind (split, merge, stable,
+        self), draws, stratum, U_i, B_i, E_i, and both items' attributes."""
         return self._table.to_pandas()
 
     @property
     def table(self) -> pa.Table:
+        """`pairs` as an Arrow table."""
         return self._table
 
     def __len__(self) -> int:
@@ -88,6 +92,8 @@ class PairSample:
         return pa.table(cols)
 
     def save_for_raters(self, path: str | Path) -> None:
+        """Writes the pairs that need a verdict as CSV: both items' attributes side by
+        side and an empty `verdict` column (same / different / unsure)."""
         pacsv.write_csv(self.raters_table(), Path(path))
 
     # -- exploring the distance ------------------------------------------------------------
@@ -108,7 +114,7 @@ class PairSample:
         values = self._table.column(col)
         unjudged = np.full(len(self), _MISSING, dtype=np.uint8)  # shares need no verdicts
         d = _core.contributions(
-            _arrays.id_tuple(_arrays.normalize_ids(values), True), *self._codes(), unjudged,
+            _arrays.id_tuple(_arrays.normalize_ids(values), True), *self.codes(), unjudged,
             self.meta["totals"], self.meta["mode"] == "stratified",
             self.meta["mode"] == "distance_only",
         )  # fmt: skip
@@ -126,7 +132,10 @@ class PairSample:
             .sort_values("jaccard_distance", ascending=False, kind="stable")
         )
 
-    def _codes(self) -> tuple:
+    def codes(
+        self,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The sample as the core reads it: kind, stratum, draws, U_i, B_i, E_i."""
         t = self._table
         kind = pc.index_in(t.column("kind"), pa.array(KINDS)).to_numpy(zero_copy_only=False)
         return (
@@ -152,7 +161,7 @@ def sample_pairs(
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
 ) -> PairSample:
-    """Draws `pairs` pairs with replacement in proportion to w_ij (SPEC §4). With
+    """Draws `pairs` pairs with replacement in proportion to w_ij (docs/metrics.md, judging). With
     `stable_pairs=M`: stratified, `pairs` diff pairs and M stable pairs. With
     `distance_only=True`: diff pairs only. The same seed gives the same sample."""
     d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
@@ -171,34 +180,37 @@ def sample_from_diff(
             " a row for raters, and a run that size would take hours)"
         )
     if distance_only and stable_pairs is not None:
-        raise ValueError("distance_only and stable_pairs exclude each other")
+        raise ValueError(f"{term('distance_only')} and {term('stable_pairs')} exclude each other")
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or not 0 <= seed < 2**64:
-        raise ValueError(f"seed must be an integer in [0, 2^64), got {seed!r}")
+        raise ValueError(f"{term('seed')} must be an integer in [0, 2^64), got {seed!r}")
     mode = "plain"
     if stable_pairs is not None:
         mode = "stratified"
     elif distance_only:
         mode = "distance_only"
+    base, exp, _ = d.sources
+    item_col = d.columns[0]
     try:
-        raw = d._core.sample_pairs(pairs, stable, mode == "stratified", distance_only, int(seed))
+        raw = d.core.sample_pairs(pairs, stable, mode == "stratified", distance_only, int(seed))
     except ValueError as e:
-        raise ValueError(f"{d._a.name} vs {d._b.name}: {e}") from None
+        raise ValueError(f"{base.name} vs {exp.name}: {e}") from None
     meta = {
         "format": _FORMAT, "mode": mode, "pairs": pairs, "stable_pairs": stable,
-        "seed": int(seed), "totals": _totals(d), "fingerprint": _fingerprint(d),
-        "item_col": d._item_col,
+        "seed": int(seed), "totals": d.sample_totals, "fingerprint": d.fingerprint,
+        "item_col": item_col,
     }  # fmt: skip
-    return PairSample(_sample_table(d, raw, d._item_col), meta)
+    return PairSample(_sample_table(d, raw, item_col), meta)
 
 
 def _count(n: Any, name: str) -> int:
     if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
-        raise ValueError(f"{name} must be a whole number ≥ 0, got {n!r}")
+        raise ValueError(f"{term(name)} must be a whole number ≥ 0, got {n!r}")
     return int(n)
 
 
 def _sample_table(d: Diff, raw: dict, item_col: str) -> pa.Table:
-    ids = d._a.table.column(item_col)
+    base, _, items = d.sources
+    ids = base.table.column(item_col)
     cols: dict[str, Any] = {
         "item_i": ids.take(raw["item_i"]),
         "item_j": ids.take(raw["item_j"]),
@@ -209,46 +221,15 @@ def _sample_table(d: Diff, raw: dict, item_col: str) -> pa.Table:
         "B_i": raw["B_i"],
         "E_i": raw["E_i"],
     }
-    if d._items is not None:
-        table = d._items.table
+    if items is not None:
+        table = items.table
         attrs = [c for c in table.column_names if c != item_col]
         for side in ("i", "j"):
-            rows = d._core.items_rows(raw[f"item_{side}"])
+            rows = d.core.items_rows(raw[f"item_{side}"])
             idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
             for c in attrs:
                 cols[f"{c}_{side}"] = _arrays.take(table.column(c), idx)
     return pa.table(cols)
-
-
-def _totals(d: Diff) -> dict:
-    if getattr(d, "_totals_cache", None) is None:
-        d._totals_cache = d._core.sample_totals()
-    return d._totals_cache
-
-
-def _fingerprint(d: Diff) -> str:
-    """Order-independent hashes of Base, Exp and the items table, as given (an integer id
-    and its text are different inputs)."""
-    cached = getattr(d, "_fingerprint_cache", None)
-    if cached is not None:
-        return cached
-
-    def one(src: Any) -> int:
-        t = src.table
-        return _core.fingerprint(
-            _arrays.id_tuple(_arrays.normalize_ids(t.column(d._item_col))),
-            _arrays.id_tuple(_arrays.normalize_ids(t.column(d._cluster_col))),
-        )
-
-    parts = [one(d._a), one(d._b)]
-    if d._items is not None:
-        t = d._items.table
-        w = (_arrays.float_array(t.column(d._weight_col))
-             if d._weight_col in t.column_names else None)  # fmt: skip
-        ids = _arrays.normalize_ids(t.column(d._item_col))
-        parts.append(_core.items_fingerprint(_arrays.id_tuple(ids), w))
-    d._fingerprint_cache = "-".join(f"{p:016x}" for p in parts)
-    return d._fingerprint_cache
 
 
 _TOTALS = ["split_distance", "merge_distance", "jaccard_distance", "affected_jaccard_index",
@@ -415,7 +396,7 @@ def judged_shares(sample: PairSample, verdicts: Any) -> dict[str, float | None]:
 def _judged(sample: PairSample, verdicts: Any) -> tuple:
     """The core's arguments for a judged sample, once it has a verdict to work from."""
     codes = _verdict_codes(sample, verdicts)
-    kind, stratum, draws, u, b, e = sample._codes()
+    kind, stratum, draws, u, b, e = sample.codes()
     _require_judgements(sample, kind, draws, codes)
     mode = sample.meta["mode"]
     return (kind, stratum, draws, u, b, e, codes, sample.meta["totals"], mode == "stratified",
@@ -466,9 +447,9 @@ def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:
     as_string = not all(_arrays.is_integer(c) for c in (si, sj, vi, vj))
     arrays = [_arrays.normalize_ids(c, as_string) for c in (si, sj, vi, vj)]
     ids = [_arrays.id_tuple(a) for a in arrays]
-    match = _core.match_pairs(*ids)
+    match: Any = _core.match_pairs(*ids)  # a uint32 array
     # A pair is unordered: raters may list (j, i) for the sampled (i, j).
-    swapped = _core.match_pairs(ids[0], ids[1], ids[3], ids[2])
+    swapped: Any = _core.match_pairs(ids[0], ids[1], ids[3], ids[2])
     match = np.where(match == _NONE, swapped, match)
     codes = np.full(len(sample), _MISSING, dtype=np.uint8)
     for row, (pair, w) in enumerate(zip(match, words, strict=True)):

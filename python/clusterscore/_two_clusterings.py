@@ -16,6 +16,7 @@ import pyarrow as pa
 from . import _arrays, _core
 from ._io import Source, item_id_arrays, load_clustering, load_items
 from ._progress import step
+from ._terms import setting
 
 _NONE = 0xFFFFFFFF
 
@@ -48,12 +49,14 @@ def reading(obj: Any, role: str) -> AbstractContextManager:
 
 
 class Comparison:
-    """Two clusterings A and B compared on their common items T (see SPEC.md)."""
+    """Two clusterings A and B compared on their common items T (see docs/metrics.md)."""
 
-    _roles: tuple[str, str]
+    roles: tuple[str, str]
     _family: _core.MetricFamily
     _item_metrics_first: str  # first per-item column that is a metric
-    _scope: _core.TruthScope = _core.TruthScope.common  # pointwise only (SPEC §1b)
+    _scope: _core.TruthScope = (
+        _core.TruthScope.common
+    )  # pointwise only (docs/metrics.md, truth scope)
 
     def __init__(
         self,
@@ -65,7 +68,7 @@ class Comparison:
         cluster_col: str = "cluster_id",
         weight_col: str = "weight",
     ) -> None:
-        ra, rb = self._roles
+        ra, rb = self.roles
         self._item_col, self._cluster_col, self._weight_col = item_col, cluster_col, weight_col
         with reading(a, ra):
             self._a = load_clustering(a, ra, item_col, cluster_col)
@@ -97,13 +100,30 @@ class Comparison:
                 self._scope,
             )
 
+    # -- what the package's other modules read -------------------------------------------
+
+    @property
+    def core(self) -> Any:
+        """The C++ comparison that holds the cells (for the package's modules)."""
+        return self._core
+
+    @property
+    def sources(self) -> tuple[Source, Source, Source | None]:
+        """The two clusterings and the items table (None without one), as read."""
+        return self._a, self._b, self._items
+
+    @property
+    def columns(self) -> tuple[str, str, str]:
+        """The names of the item id, cluster id and weight columns."""
+        return self._item_col, self._cluster_col, self._weight_col
+
     # -- errors ------------------------------------------------------------------------
 
     def _errors(self) -> _ErrorContext:
         return _ErrorContext(self)
 
     def _source(self, name: str) -> Source | None:
-        return {self._roles[0]: self._a, self._roles[1]: self._b, "items": self._items}.get(name)
+        return {self.roles[0]: self._a, self.roles[1]: self._b, "items": self._items}.get(name)
 
     # -- summaries -----------------------------------------------------------------------
 
@@ -111,7 +131,7 @@ class Comparison:
     def coverage(self) -> dict[str, float | int]:
         """Item counts and weights of each side, the common items T, and what is missing."""
         c = self._core.coverage()
-        ra, rb = self._roles
+        ra, rb = self.roles
         out: dict[str, float | int] = {}
         for key in ("items", "weight"):
             out[f"{ra}_{key}"] = getattr(c, f"a_{key}")
@@ -152,7 +172,9 @@ class Comparison:
         return self.per_slice_table(column).to_pandas()
 
     def per_item_table(self) -> pa.Table:
-        return self._per_item_part(self._core.common_items(), self._core.cell_counts())
+        """`per_item()` as an Arrow table."""
+        items: Any = self._core.common_items()  # a uint32 array
+        return self._per_item_part(items, self._core.cell_counts())
 
     def per_item_batches(self, rows: int = 1 << 20) -> Iterator[pa.RecordBatch]:
         """The per-item table as Arrow record batches of at most `rows` rows, in the same
@@ -160,7 +182,7 @@ class Comparison:
         is more than memory should hold at once. Only one batch is built at a time."""
         if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
             raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
-        items = self._core.common_items()
+        items: Any = self._core.common_items()  # a uint32 array
         counts = self._core.cell_counts()  # once for all batches
         parts = (items[start : start + rows] for start in range(0, len(items), rows))
         return (batch for part in parts for batch in self._per_item_part(part, counts).to_batches())
@@ -169,7 +191,7 @@ class Comparison:
         """Per-item rows of the given common items (indices from the core), with the
         comparison's per-cell counts (its cell_counts())."""
         d = self._core.per_item(item, counts)
-        ra, rb = self._roles
+        ra, rb = self.roles
         b_row = d.pop("b_cluster_row")
         cols: dict[str, Any] = {
             self._item_col: self._a.table.column(self._item_col).take(item),
@@ -184,31 +206,36 @@ class Comparison:
         return d
 
     def per_cluster_table(self, side: str) -> pa.Table:
-        if side not in self._roles:
-            raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self._roles)}")
-        a_side = side == self._roles[0]
+        """`per_cluster(side)` as an Arrow table."""
+        if side not in self.roles:
+            raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self.roles)}")
+        a_side = side == self.roles[0]
         core_side = _core.Side.a if a_side else _core.Side.b
         g = self._core.by_cluster(core_side)
         first_rows, group = self._core.cluster_first_rows(core_side), g.pop("group")
         # Groups come in increasing code order, so as many as there are clusters are all of
-        # them: no gather (5 ms a side for 1e6 clusters).
+        # them: no gather.
         first = first_rows if len(group) == len(first_rows) else first_rows[group]
         src = self._a if a_side else self._b
         label = _arrays.take(src.table.column(self._cluster_col), first)
         return self._group_table({"cluster_id": label}, g)
 
     def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
-        grouping, labels_of = self._slice_grouping(column)
+        """`per_slice(column)` as an Arrow table."""
+        grouping, labels_of = self.slice_grouping(column)
         with self._errors():
             g = self._core.by_items(grouping)
         return self._group_table(labels_of(g.pop("group")), g)
 
-    def _slice_grouping(self, column: str | Sequence[str]) -> tuple[Any, Any]:
+    def slice_grouping(self, column: str | Sequence[str]) -> tuple[Any, Any]:
         """The core's grouping of items by the values of items-table `column`(s), and a
         function from group codes to those values (a dict of Arrow arrays)."""
         columns = [column] if isinstance(column, str) else list(column)
         if self._items is None:
-            raise ValueError("per_slice needs an items table (items=...) holding the slice columns")
+            raise ValueError(
+                f"per_slice needs an items table ({setting('items', ...)}) holding the slice"
+                " columns"
+            )
         if not columns:
             raise ValueError("per_slice needs at least one column")
         table = self._items.table
@@ -218,7 +245,7 @@ class Comparison:
                 raise ValueError(f"{self._items.name}: no slice column {c!r} (columns: {have})")
         arrays = [_arrays.normalize_ids(table.column(c)) for c in columns]
         with self._errors():
-            grouping = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])
+            grouping: Any = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])
 
         def labels_of(codes: np.ndarray) -> dict[str, Any]:
             rows = grouping.group_row[codes]
@@ -247,9 +274,9 @@ class _ErrorContext:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, typ: Any, exc: Any, tb: Any) -> bool:
+    def __exit__(self, typ: Any, exc: Any, tb: Any) -> None:
         if typ is None or not issubclass(typ, _core.InputError):
-            return False
+            return
         message, source, row = exc.args
         src = self._owner._source(source)
         if src is None:

@@ -26,14 +26,13 @@ namespace {
 constexpr size_t kInPlaceBytes = size_t(1) << 20;
 using detail::kPrefetch;
 // The in-place loop does so little per unit that its metric-row prefetches must be issued
-// further ahead to keep enough misses in flight: at 1e7 items, 32 units ahead took
-// per-slice sums from 0.112 to 0.096 s (64: no better).
+// further ahead to keep enough misses in flight (further still was no better).
 constexpr size_t kGatherAhead = 2 * kPrefetch;
 
 // Sums for metric rows of stride 8 (pointwise and impact metrics): the sums live in the
 // object, and a row is added as two four-lane compensated sums, where the general loop
-// below checks lengths and aliasing for every unit. Per slice at 1e7 items: 0.089 ->
-// 0.074 s; per cluster ~2 ms less. Same bits: each lane does what neumaier_add() does.
+// below checks lengths and aliasing for every unit. Same bits: each lane does what
+// neumaier_add() does.
 struct Sums8 {
   explicit Sums8(size_t) {}
   uint64_t count = 0;
@@ -104,9 +103,8 @@ concept Counted = requires(Rec r) { r.count; };
 // The output table, written kStage rows at a time: rows are staged in a small buffer,
 // column by column, then each column's run is appended at once. Appending each row
 // straight to its columns kept 11 write streams going, which made the writes twice as
-// slow (1.5e6 rows of 11 columns: 0.040 s, 0.020 s staged; per truth cluster at 1e7
-// items: 0.06 -> 0.04 s). Staged row by row and gathered into columns at each flush, the
-// gather and a division per value took half the time of per truth cluster tables.
+// slow. Staged by column, not by row: staged row by row and gathered into columns at each
+// flush, the gather and a division per value made half the table's cost.
 class Output {
  public:
   static constexpr size_t kStage = 64;
@@ -219,11 +217,10 @@ class Aggregator {
 
   // Units radix-partitioned by group, each partition a range of groups whose sums fit
   // in L2, and each partition then summed in place. Records carry what the sum pass
-  // needs but the metric row, whose reads stay at random. A counting sort by group, as
-  // this was before, wrote every record to a random place among millions of groups (per
-  // actual cluster at 1e7 items: ~0.15 s); the partitions are written as sequential
-  // streams (detail::LineScatter). Each group's units keep their order (the scatter is
-  // stable): the same additions in the same order, the same bits.
+  // needs but the metric row, whose reads stay at random. A counting sort by group would
+  // write every record to a random place among millions of groups; the partitions are
+  // written as sequential streams (detail::LineScatter). Each group's units keep their order (the
+  // scatter is stable): the same additions in the same order, the same bits.
   void partitioned(size_t n_groups, GroupTable* out) const {
     if (u_.count.empty())
       partitioned_as<WeightedUnit>(n_groups, out);
@@ -275,7 +272,7 @@ class Aggregator {
       const size_t groups = std::min(sums.size(), n_groups - base);
       for (size_t g = 0; g < groups; ++g) sums[g].clear();
       for (size_t e = start[p]; e < start[p + 1]; ++e) {
-        detail::prefetch_stream(order.data(), e);  // 0.067-0.069 -> 0.065-0.067 s
+        detail::prefetch_stream(order.data(), e);
         if (e + kPrefetch < start[parts]) __builtin_prefetch(m_.row(order[e + kPrefetch].cell));
         add(order[e], &sums[order[e].group - base]);
       }

@@ -79,9 +79,8 @@ struct CellBuilder {
 };
 
 // How far ahead the cell pass fetches column states, in records. Only the first record
-// of a run (about one in five at 1e7 items) brings a new column, so the usual distance
-// was only three or four misses ahead: the cell build at 1e7, best of 6 runs in turns,
-// 0.237 -> 0.206 s at four times it (eight times: no better).
+// of a run (about one record in five) brings a new column, so the usual distance keeps
+// only three or four misses ahead; four times it does better (eight times: no better).
 constexpr size_t kAhead = 4 * detail::kPrefetch;
 
 // What the cell pass needs of an item, in one record so that the sort's scatter writes
@@ -111,9 +110,7 @@ Rec make_rec(uint32_t col, uint32_t row, size_t i, const double* weights) {
 // each block is sorted by row where it fits in L2. A direct counting sort of 1e7 items
 // by row wrote each one to a random place among hundreds of MB: a cache miss and a
 // line written back per item. Here the first pass writes to one sequential stream per
-// block, and the second pass stays in cache. With the runs of CellPass, the whole cell
-// build at 1e7 items: 0.246-0.251 -> 0.229-0.231 s (this sort alone ~0.09 -> ~0.085 s,
-// of which 0.055 s the first pass).
+// block, and the second pass stays in cache.
 constexpr size_t kBlockItems = 16384;
 // Blocks are made of buckets of 2^shift rows, counted first: at most 2^17 buckets, so
 // their counters stay in L2 (rows are counted one by one only within a block).
@@ -177,10 +174,8 @@ RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32
 
 // Each item's cell, from the cells of the blocks' records (`cell`, in the records'
 // order): the blocks are read again in item order, as split_rows() wrote them, one
-// sequential stream per block. Each record carried its item before, and the cell pass
-// wrote the item's cell at random: at 1e7 items, the cell build took 0.200-0.216 s that
-// way and takes 0.193-0.209 s this way (records of 16 bytes, not 24: without the items'
-// cells, 0.167-0.175 -> 0.154-0.156 s).
+// sequential stream per block, rather than each record carrying its item for the cell
+// pass to write the item's cell at random: the records stay 16 bytes, not 24.
 template <class Rec>
 void unsplit(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
              const RowBlocks<Rec>& b, const BigBuffer<uint32_t>& cell,
@@ -257,9 +252,8 @@ class CellPass {
  private:
   // Items of one column that follow each other (most of a row, usually) are a run, added
   // up in registers: adding each item to its cell's sums in memory chained every item to
-  // the previous one through a store and a reload. The whole cell build at 1e7 items,
-  // best of 5: 0.235-0.28 s item by item, 0.228-0.249 s by runs. The same additions in
-  // the same order: the same bits.
+  // the previous one through a store and a reload. The same additions in the same
+  // order: the same bits.
   template <class R>
   void add_row_items(uint32_t r, const R* rec, size_t begin, size_t end, size_t stop,
                      uint32_t* cell) {
@@ -334,8 +328,8 @@ class BlockSorter {
     const size_t e0 = b.begin[k], e1 = b.begin[k + 1];
     if (r1 - r0 == 1) return pass->add_row(r0, b.rec.data(), e0, e1, e1, cell);
     start_.assign(size_t(r1 - r0) + 1, 0);
-    // The block's records come from memory here, fetched ahead as the hardware follows
-    // the stream late: the cell build at 1e7, 0.208-0.223 -> 0.199-0.215 s (three turns).
+    // The block's records come from memory here, fetched ahead: the hardware prefetcher
+    // follows a stream that restarts every block too late.
     for (size_t e = e0; e < e1; ++e) {
       detail::prefetch_stream(b.rec.data(), e);
       ++start_[b.rec[e].row - r0 + 1];

@@ -73,10 +73,10 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
   uint32_t* const group = g->item_group.data();
   bool missing = false;
   // The loop does so little per item that codes must be fetched four times the usual
-  // distance ahead to keep enough misses in flight (at 1e7: 0.087 -> 0.079 s).
+  // distance ahead to keep enough misses in flight.
   constexpr size_t ahead = 4 * detail::kPrefetch;
   for (size_t i = 0; i < j.n_items(); ++i) {
-    // The arrays read in order too (detail::prefetch_stream; 0.077-0.083 -> 0.064-0.068 s).
+    // The arrays read in order too: their streams are interleaved with misses at random.
     detail::prefetch_stream(cell_of_item.data(), i);
     detail::prefetch_stream(j.items_row.data(), i);
     // Only for items with a cell: with a small truth, most items have none.
@@ -196,7 +196,7 @@ GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n
 }
 
 GroupTable Comparison::overall() const {
-  const BigVector<uint32_t> zero(cells_.size(), 0);  // cached blocks: no page faults (0.3 ms)
+  const BigVector<uint32_t> zero(cells_.size(), 0);  // from cached blocks: no page faults
   return aggregate_cells(zero, 1);
 }
 
@@ -242,12 +242,12 @@ Coverage Comparison::coverage() const {
   Coverage c;
   // The common items' weight is the cells' total (a compensated sum of the same weights,
   // cell by cell, and the one every metric divides by); only items on one side are added
-  // here, one by one: five compensated sums per item took 25 ms at 1e7. Items are A's
+  // here, rather than five compensated sums for every item. Items are A's
   // rows, then the items only in B (JoinedClusterings): an A row is only in A if it has
   // no B cluster, so A's cluster indices need not be read.
   detail::KahanSum ao, bo;
   // The common items are A's rows with a B cluster: when they are all of A's rows, there
-  // is nothing to look for (4-5 ms at 1e7).
+  // is nothing to look for.
   if (cells_.total_count < j.a_rows)
     for (size_t i = 0; i < j.a_rows; ++i)
       if (j.b_cluster[i] == kNone) ao.add(j.weight[i]), ++c.a_only_items;

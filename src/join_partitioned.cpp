@@ -11,7 +11,7 @@
 // compared byte for byte, in row order with the bytes fetched ahead, and a collision
 // sends the caller to the exact join (join.cpp). Comparing each string once against its
 // match costs a fraction of the exact join's three or four dependent cache misses per
-// lookup: `evaluate` at 1e7 string ids, 17.9 s that way, 2.3-3.1 s this way.
+// lookup.
 #include <algorithm>
 #include <bit>
 #include <limits>
@@ -70,8 +70,7 @@ static_assert(sizeof(Entry) == sizeof(Tuple));
 
 // An items-table row: its tuple and its weight (1 if none were given), scattered as one
 // record. Scattered to a stream of their own, the weights doubled the streams, and the
-// items table's scatter took 0.125 s at 1e7 rows where A's took 0.053 s (AMD EPYC, plain
-// stores); as one 24-byte record, the whole join went from 0.48-0.52 to 0.41-0.44 s.
+// items table's scatter took more than twice as long as A's.
 struct WeightedEntry {
   Tuple tuple;
   double weight;
@@ -123,10 +122,9 @@ inline void make_rec(uint64_t h, size_t r, const uint32_t*, const double* weight
 template <class Hash, class Rec>
 bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const double* weight,
              unsigned bits, const std::vector<size_t>& limit, Partitions<Rec>* out) {
-  // Through local pointers and a local flag: at 1e7 rows, three scatters took ~0.02 s
-  // more writing through `out`. Written a cache line at a time (detail/line_scatter.h):
-  // at 1e7 rows, the three columns' scatters 0.29 -> 0.22 s on session 18's VM (Xeon);
-  // on AMD processors, plainly (LineScatter's choice).
+  // Through local pointers and a local flag: writing through `out` is slower, as the
+  // compiler cannot keep them in registers. Written a cache line at a time
+  // (detail/line_scatter.h), or plainly on AMD processors (LineScatter's choice).
   std::vector<size_t> next = out->begin;
   size_t* const at_next = next.data();
   const size_t* const at_limit = limit.data();
@@ -141,8 +139,8 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
     Rec e;
     make_rec(h, r, extra, weight, &e);
     entries.put(p, at_next[p]++, e);
-    // Checked here, where every weight passes anyway (a pass of its own took 4 ms at
-    // 1e7); check_weights() names the first bad one.
+    // Checked here, where every weight passes anyway (rather than in a pass of its
+    // own); check_weights() names the first bad one.
     if (weight) bad_weight |= !good_weight(weight[r]);
   }
   entries.finish(next);
@@ -151,9 +149,8 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
   return true;
 }
 
-// One pass into partitions with room to spare (a first pass counting the rows of each
-// partition took 13 ms per column at 1e7); two, counting first, when rows are few or a
-// partition overflows.
+// One pass into partitions with room to spare (saving a first pass that counts the rows
+// of each partition); two, counting first, when rows are few or a partition overflows.
 template <class Rec, class Hash>
 Partitions<Rec> partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra,
                           const double* weight, unsigned bits) {
@@ -197,8 +194,8 @@ class PartTable {
  public:
   // Starts the next partition, sized for `expected` ids, of which there are at most
   // `most` (its rows in all inputs): so the table is never more than half full, and never
-  // grows. A check for growth at every insert, and the call it made, cost the join at 1e7
-  // 0.02-0.03 s (best of 5, in turns), although it never grew there.
+  // grows: a check for growth at every insert, and the call it made, cost measurable
+  // time although it never grew.
   void next_partition(size_t expected, size_t most) {
     size_t cap = 16;
     while (cap < 4 * expected || cap < 2 * most + 2) cap <<= 1;
@@ -308,8 +305,7 @@ class PartitionedJoin {
     j_->weight.reserve(all);
     if (t_) j_->items_row.reserve(all);
     // Written through plain pointers: push_back() checked capacity and stored each
-    // vector's end for every row (at 1e7 rows, 0.06-0.07 -> 0.04-0.05 s, then with the
-    // vectors zeroed by resize(); BigVector no longer zeroes them).
+    // vector's end for every row. resize() leaves BigVector's elements unwritten.
     j_->b_cluster.resize(n);
     j_->weight.resize(n);
     if (t_) j_->items_row.resize(n);
@@ -320,11 +316,11 @@ class PartitionedJoin {
     std::vector<size_t> next = pa.begin;
     for (size_t r = 0; r < n; ++r) {
       detail::poll_every(r);
-      // The ids too (detail::prefetch_stream): at 1e7 rows, 0.073-0.076 -> 0.069-0.070 s.
+      // The ids too (detail::prefetch_stream): their stream is interleaved with misses.
       if constexpr (Hash::kExact) detail::prefetch_stream(a_.items.ints, r);
       const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
       // Too many streams for the hardware to follow: each fetches its own next lines, two
-      // lines ahead (at 1e7 rows, 0.060-0.062 -> 0.055-0.056 s).
+      // lines ahead.
       __builtin_prefetch(&entries[at + 8]);
       const Found& f = entries[at].found;
       b_cluster[r] = f.b_cluster;
@@ -367,8 +363,8 @@ class PartitionedJoin {
   }
 
   // Partitions for the largest input: sized for A and B alone, a small truth against a
-  // small clustering put an items table of 1e7 rows into 8 partitions, whose tables grew
-  // far out of cache (0.68 s where 0.1 s will do).
+  // small clustering put a big items table into a few partitions, whose tables grew far
+  // out of cache.
   unsigned partition_bits(size_t partition_rows) const {
     const size_t rows = std::max({a_.items.size, b_.items.size, t_ ? t_->items.size : 0});
     unsigned bits = 0;
@@ -381,9 +377,8 @@ class PartitionedJoin {
   // if absent. Slots are fetched kPrefetch entries ahead, in a loop of its own that need
   // not check for the partition's end. The entries themselves are fetched 2 KiB ahead
   // (detail::prefetch_stream): a partition is a stream of ~200 KB that the hardware
-  // prefetcher picks up late, and the loop stalled on loading them. At 1e7 rows, the join
-  // 0.455-0.462 -> 0.422-0.433 s (best of 3, three turns; 1 KiB ahead: 0.428-0.437 s,
-  // 4 KiB: no better).
+  // prefetcher picks up late, and the loop stalled on loading them (1 KiB ahead did less,
+  // 4 KiB no better).
   template <class Rec, class On>
   [[gnu::always_inline]] static void each_entry(const Partitions<Rec>& part, size_t p,
                                                 PartTable& table, On on) {
@@ -458,8 +453,8 @@ class PartitionedJoin {
   // Numbers the items found only in B after A's, in B's row order, each with its B
   // cluster, items-table row and weight. Those rows are visited in order, and each one's
   // Found is the next at the front of its partition: one sequential stream per partition.
-  // Each written at random to its place instead, 1e7 B-only items (a small truth against
-  // a big clustering) took 0.3 s.
+  // Each written at random to its place instead, many B-only items (a small truth against
+  // a big clustering) missed the cache once each.
   void append_b_only(const BigVector<uint32_t>& b_row_cluster, unsigned bits) {
     if (t_) j_->items_table_rows = t_->items.size;
     // Through plain pointers, as in unpartition(): room for them was reserved there.
@@ -487,9 +482,8 @@ class PartitionedJoin {
 
   // String ids: whether each B-only item's bytes equal those of the items-table row its
   // hash matched. B's rows come in order; the items table's are read at random, fetched
-  // ahead as in compare_strings(). At 1e7 B-only items, the join took 2.3-2.9 s with these
-  // compared inside append_b_only(), 1.35-1.46 s this way (in turns with the code before
-  // B-only items were streamed: 2.3-2.4 s).
+  // ahead as in compare_strings(). A pass of its own: compared inside append_b_only(),
+  // the two kinds of misses stalled each other, and the join took much longer.
   bool compare_b_only_strings() const {
     if (!t_) return true;
     constexpr size_t kAhead = 2 * kPrefetch;

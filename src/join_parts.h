@@ -21,12 +21,10 @@ inline bool good_weight(double w) { return w > 0 && w <= std::numeric_limits<dou
 void check_weights(const ItemsInput& t);
 
 // Rows per partition when none is given (at most; 1e7 rows make 1024 partitions of ~10k).
-// With plain stores, fewer partitions meant fewer write streams when scattering, which
-// mattered more than the hash table (16 B a slot, a quarter full) fitting in L2: at 1e7
-// (join alone, best of 12), 8192 rows 0.66 s, 16384 0.51 s, 32768 0.45 s, 65536 0.46 s.
+// With plain stores, fewer partitions mean fewer write streams when scattering, which
+// matters more than the hash table (16 B a slot, a quarter full) fitting in L2.
 // Scattered a cache line at a time, more streams cost little, and at 32768 rows a
-// partition's table took all of session 18's 2 MiB L2: there, in turns, 32768 rows
-// 0.594-0.599 s, 16384 0.557-0.573 s, 8192 0.560-0.579 s.
+// partition's table fills a 2 MiB L2: 16384 is the best of both.
 inline constexpr size_t kPartitionRows = 16384;
 
 using detail::StringHashFn;

@@ -1,4 +1,4 @@
-// The pair metrics' sums (SPEC §1, "pair metrics"): ratios of design-weighted sums, not
+// The pair metrics' sums (docs/metrics.md, "pair metrics"): ratios of design-weighted sums, not
 // means, so they are summed here beside aggregate()'s means rather than through them.
 #include <cmath>
 #include <limits>

@@ -1,4 +1,5 @@
-// Scores an actual clustering against a truth with the C++ core alone (SPEC §1 Figure 2).
+// Scores an actual clustering against a truth with the C++ core alone (the worked example of
+// docs/metrics.md).
 #include <clusterscore/comparison.h>
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 // std::vector for the large per-item and hash-table arrays: allocations of 4 MiB or more
 // are 2 MiB-aligned and asked to use transparent huge pages, which cuts the TLB misses of
-// random access into hundreds of MiB (about 2x faster joins), and freed ones are cached
+// random access into hundreds of MiB (joins run about twice as fast), and freed ones are cached
 // for reuse (src/big_alloc.cpp). Behaves as std::vector, but for one thing: elements
 // made without a value are default-initialised, so BigVector<T>(n), resize(n) and
 // emplace_back() leave a trivial T unwritten (std::vector zeroes it). Say T{} for zeros.
@@ -66,9 +66,8 @@ struct HugePageAllocator {
       ::operator delete(p);
   }
   // Default-initialisation where std::vector value-initialises. Why: the per-item arrays
-  // are written in full right after they are sized, and zeroing them first was wasted:
-  // ~300 MB per `evaluate` at 1e7 items, 0.015-0.02 s of its ~1.0 s (bench_phases, three
-  // runs in turns, 1.012/1.015/1.079 -> 0.993/1.000/1.005 s).
+  // are written in full right after they are sized, and zeroing them first was wasted
+  // memory traffic (~30 bytes per item per call).
   template <class U>
   void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
     ::new (static_cast<void*>(p)) U;

@@ -1,5 +1,5 @@
-// Uncertainty of scores against a truth that is a sample of truth clusters (SPEC §1,
-// "several actual clusterings, one truth", and §1b): each run's estimates, and the delta
+// Uncertainty of scores against a truth that is a sample of truth clusters (docs/metrics.md,
+// intervals and the truth scope): each run's estimates, and the delta
 // of every metric between two runs, overall and per slice, from a bootstrap that draws
 // truth clusters with replacement, the same draws for every run (so deltas are paired).
 //

@@ -1,6 +1,6 @@
-// Classic external metrics (SPEC §2), all from one cell table: pair counting,
-// information theory, set matching, B-cubed. Unweighted results agree with
-// scikit-learn's functions of the same name; weighted ones replace counts by weights.
+// Classic external metrics (docs/metrics.md, classic metrics), all from one cell table: pair
+// counting, information theory, set matching, B-cubed. Unweighted results agree with scikit-learn's
+// functions of the same name; weighted ones replace counts by weights.
 #pragma once
 
 #include <cstdint>
@@ -55,8 +55,8 @@ struct LabelCells {
 };
 LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double* weights);
 
-// All metrics of SPEC §2 from a cell table. O(cells) plus, when asked: the expected
-// mutual information over distinct (row size, column size) pairs, and a maximum-weight
+// All metrics of docs/metrics.md, classic metrics from a cell table. O(cells) plus, when asked: the
+// expected mutual information over distinct (row size, column size) pairs, and a maximum-weight
 // matching per connected component of the cell graph.
 ClassicScores classic_scores(const CellTable& cells, const ClassicOptions& options);
 

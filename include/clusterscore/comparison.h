@@ -16,14 +16,14 @@
 namespace clusterscore {
 
 enum class MetricFamily {
-  kPointwise,  // SPEC §1: A is the truth, B the actual clustering
-  kImpact,     // SPEC §3: A is Base, B is Exp
+  kPointwise,  // docs/metrics.md: A is the truth, B the actual clustering
+  kImpact,     // docs/metrics.md, diff: A is Base, B is Exp
 };
 enum class Side { kA, kB };
 
-// Which items a truth item's actual cluster is read over (kPointwise only; SPEC §1b):
-// the common items T, or every item of the actual clustering (the truth's clusters are
-// then complete entities, and items outside the truth belong to other entities).
+// Which items a truth item's actual cluster is read over (kPointwise only; docs/metrics.md, truth
+// scope): the common items T, or every item of the actual clustering (the truth's clusters are then
+// complete entities, and items outside the truth belong to other entities).
 enum class TruthScope { kCommon, kEntities };
 
 // Item counts and weights of A (S), B (S'), T = S ∩ S', S \ S' and S' \ S, and the
@@ -62,8 +62,8 @@ class Comparison {
   // The actual clusters' weights the metrics use (ActualMarginals; kPointwise).
   ActualMarginals marginals() const;
 
-  // Design weights (SPEC §1b): per A cluster, the weight its items carry in every mean
-  // (and pair sum) from now on; empty for all 1. Throws std::invalid_argument unless
+  // Design weights (docs/metrics.md, truth scope): per A cluster, the weight its items carry in
+  // every mean (and pair sum) from now on; empty for all 1. Throws std::invalid_argument unless
   // there is one per A cluster, each finite and > 0. Weights and counts in the tables
   // stay those of the items.
   void set_design(std::vector<double> design);

@@ -1,4 +1,4 @@
-// Estimates of the quality of a diff from judged pairs (SPEC §4).
+// Estimates of the quality of a diff from judged pairs (docs/metrics.md, judging).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,7 @@ struct Estimate {
   bool exact = false;
 };
 
-// Every estimate of SPEC §4, in a fixed order: good/bad split and merge distances,
+// Every estimate of docs/metrics.md, judging, in a fixed order: good/bad split and merge distances,
 // good/bad distance, affected good/bad index, delta_precision, good/bad split and merge
 // rates. Unsure and missing verdicts are dropped and each class (split, merge, other
 // stable) re-weighted to keep its sampled total. Self pairs are not estimated: their part
@@ -56,8 +56,8 @@ struct JudgedShares {
 };
 JudgedShares judged_shares(const JudgedSample& sample);
 
-// Shares of the distance by the value of an attribute of item i (SPEC §4, exploring the
-// difference): each diff pair's draws carry its stratum's mass / the stratum's draws.
+// Shares of the distance by the value of an attribute of item i (docs/metrics.md, judging,
+// exploring the difference): each diff pair's draws carry its stratum's mass / the stratum's draws.
 struct Contributions {
   std::vector<uint32_t> first_pair;  // per value: a pair holding it
   std::vector<uint64_t> draws;

@@ -1,4 +1,4 @@
-// Per-cell ABCDE impact metrics of Exp (B) against Base (A): SPEC §3.
+// Per-cell ABCDE impact metrics of Exp (B) against Base (A): docs/metrics.md, diff.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,7 @@ MetricTable impact_cells(const CellTable& cells);
 // Per cell, B, E, X, U (for per-item output; they are not averaged). O(cells).
 MetricTable impact_cell_sizes(const CellTable& cells);
 
-// Overall figures of SPEC §3 beyond the weighted means.
+// Overall figures of docs/metrics.md, diff beyond the weighted means.
 struct ImpactSummary {
   uint64_t affected_items = 0;
   double affected_weight = 0.0;

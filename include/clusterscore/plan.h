@@ -1,6 +1,6 @@
-// How many pairs to judge (SPEC §4, "planning the judgements"): the stratum sizes that
-// bring each requested estimate's interval to a half-width, from the diff's exact
-// multipliers and the class proportions (the worst case 1/2, or a judged pilot's).
+// How many pairs to judge (docs/metrics.md, judging, "planning the judgements"): the stratum sizes
+// that bring each requested estimate's interval to a half-width, from the diff's exact multipliers
+// and the class proportions (the worst case 1/2, or a judged pilot's).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// Per-cell pointwise metrics of an actual clustering (B) against a truth (A): SPEC §1,
-// and the pair metrics' sums (SPEC §1, "pair metrics"), in either truth scope (§1b).
+// Per-cell pointwise metrics of an actual clustering (B) against a truth (A): docs/metrics.md,
+// and the pair metrics' sums (docs/metrics.md, "pair metrics"), in either truth scope.
 #pragma once
 
 #include <span>

@@ -1,4 +1,4 @@
-// Weighted sampling of item pairs for judging a diff (SPEC §4): pairs (i, j) with
+// Weighted sampling of item pairs for judging a diff (docs/metrics.md, judging): pairs (i, j) with
 // j ∈ Base(i) ∪ Exp(i) drawn with replacement in proportion to
 // w_ij = w(i)·w(j) / (w(T)·U_i), without ever enumerating pairs.
 #pragma once
@@ -42,7 +42,7 @@ struct PairSampleTable {
   std::vector<double> U, B, E;
 };
 
-// The exact totals the estimates multiply by (SPEC §3 on T).
+// The exact totals the estimates multiply by (docs/metrics.md, diff on T).
 struct SampleTotals {
   double split_distance = 0, merge_distance = 0, jaccard_distance = 0;
   double affected_jaccard_index = 0, total_weight = 0;

@@ -62,7 +62,7 @@ void auction_phase(const Doubled& d, double eps, std::vector<double>& price,
   std::deque<uint32_t> waiting;
   for (uint32_t i = 0; i < n; ++i) waiting.push_back(i);
   for (size_t bids = 0; !waiting.empty(); ++bids) {
-    poll_every<18>(bids);  // a bid costs 0.1-0.3 µs: about every 50 ms
+    poll_every<18>(bids);  // a bid scans a row: polled often enough to stop within 0.1 s
     const uint32_t i = waiting.front();
     waiting.pop_front();
     double v1 = -std::numeric_limits<double>::infinity(), v2 = v1;

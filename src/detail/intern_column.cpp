@@ -18,8 +18,7 @@ namespace {
 bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
   if (col.is_string() || col.size == 0 || col.valid != nullptr) return false;
   // Values only: cheaper than minmax_element's positions. Four lanes, so that four
-  // min/max chains run at once (interning 1e7 dense ids, best of 9 in turns on session
-  // 18's VM: 0.077 -> 0.072 s).
+  // min/max chains run at once.
   const int64_t* const v = col.ints;
   int64_t mn4[4] = {v[0], v[0], v[0], v[0]}, mx4[4] = {v[0], v[0], v[0], v[0]};
   size_t r = 0;
@@ -40,8 +39,8 @@ bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
 // Exact 64-bit keys (short strings packed with their length, and a null key) to dense
 // ids in order of first insertion. Open addressing on the top bits of a multiplicative
 // hash: packed strings differ in their low bytes, which the multiplication carries to
-// the top. At 1e7 two-letter slice values, 18 ms against 28 ms through Interner (whose
-// mix64 suits integer ids that share their low bits).
+// the top: faster on short strings than Interner, whose mix64 suits integer ids that
+// share their low bits.
 class ShortKeyTable {
  public:
   std::pair<uint32_t, bool> insert(uint64_t key) {
@@ -143,12 +142,10 @@ bool intern_short_rows(const IdColumn& col, const Offset* offsets, size_t begin,
   return true;
 }
 
-// A plain loop over locals: written as a lambda over the table, whose fields it reloaded from
-// memory every row, 1e7 two-letter values took 0.036 s where they take 0.027-0.029 s
-// (session 21's VM, best of 5, runs in turns; runs that placed the column badly took
-// 0.05-0.08 s either way). The lookup and the insert on a miss are written out here and
-// in intern_keys() and intern_hashed(): a helper shared by the three, taking the view by
-// pointer, made GCC keep the view in memory again (0.028-0.030 -> 0.036-0.038 s).
+// A plain loop over locals: written as a lambda over the table, it reloaded the table's
+// fields from memory every row. The lookup and the insert on a miss are written out here
+// and in intern_keys() and intern_hashed(): a helper shared by the three, taking the view
+// by pointer, made GCC keep the view in memory again.
 template <class Offset>
 std::optional<BigVector<uint32_t>> intern_short(const IdColumn& col, const Offset* offsets,
                                                 BigVector<uint64_t>* first_row) {
@@ -195,7 +192,7 @@ BigVector<uint32_t> assign(const IdColumn& col, BigVector<uint64_t>* first_row, 
 }
 
 // Integer ids in a column without nulls: the interner's ids are the ids, with no null id to number
-// around (through assign(), 1e7 sparse integers took 0.21 s; this loop takes 0.11 s). A big table
+// around (about twice as fast as going through assign()). A big table
 // outgrows the caches (a million distinct ids take 32 MB), so its slots are prefetched, twice the
 // usual distance ahead as the loop does little else.
 constexpr size_t kInternAhead = 2 * kPrefetch;
@@ -247,9 +244,9 @@ class Representatives {
 // Strings without nulls, by a 64-bit hash of their bytes: the integer path's table, with
 // each hash computed once, kInternAhead rows ahead, into a ring. Ids that only share a
 // hash would share an id, so every row is then compared with its id's bytes (fetched
-// ahead in two steps); nullopt at the first that differs. At 1e7 rows of 1e6 ids of ~8
-// bytes: 0.24-0.30 s (~0.4 s comparing rows with their id's first row in the column),
-// against 2.0-2.2 s through the interner's byte comparisons.
+// ahead in two steps); nullopt at the first that differs. Several times faster than the
+// interner's byte comparisons, and faster than comparing each row with its id's first
+// row in the column.
 std::optional<BigVector<uint32_t>> intern_hashed(const IdColumn& col,
                                                  BigVector<uint64_t>* first_row,
                                                  StringHashFn weak_hash) {
@@ -305,11 +302,10 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
     const size_t n = col.size, base = first_row->size();
     BigVector<uint32_t> out(n);
     BigVector<uint32_t> id_of(span + 1, kNone);  // per value: its id - base, or kNone
-    // A branch on whether a value is new, mispredicted for the 1.5e6 new values among
-    // 1e7 rows. Session 18 had none: every row wrote its row to firsts[next], which only
-    // a new value kept (0.035 -> 0.031 s per column at 1e7 rows there). On session 21's
-    // VM that store, whose address waits on the table's load, made a standalone loop
-    // take 0.078 s, against 0.040 s with the branch.
+    // A branch on whether a value is new, mispredicted for each new value. Without it,
+    // every row would write its row to firsts[next], which only a new value keeps: a
+    // store whose address waits on the table's load, which on some processors halved
+    // the loop's speed.
     BigVector<uint64_t> firsts(std::min(n, span + 1));
     uint32_t* const ids = id_of.data();
     uint64_t* const first = firsts.data();
@@ -318,12 +314,11 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
     const uint32_t offset = uint32_t(base);
     uint32_t next = 0;
     // id_of is read at random and outgrows the caches, and the loop does so little per
-    // row that its misses must be fetched far ahead: at 1e7 rows and 1.5e6 clusters,
-    // 16 rows ahead took 0.055-0.064 s per column, 64 rows 0.040-0.043 s. A plain loop:
+    // row that its misses must be fetched far ahead (64 rows, not 16). A plain loop:
     // through a lambda, the compiler kept its captures in memory.
     for (size_t r = 0; r < n; ++r) {
       poll_every(r);
-      prefetch_stream(v, r);  // the values too: the join, two columns, ~0.012 s less
+      prefetch_stream(v, r);  // the values too: their stream is interleaved with misses
       if (r + kDenseAhead < n) __builtin_prefetch(&ids[size_t(v[r + kDenseAhead] - lo)]);
       uint32_t& slot = ids[size_t(v[r] - lo)];
       uint32_t id = slot;

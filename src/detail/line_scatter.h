@@ -4,16 +4,11 @@
 //
 // Why: a plain scatter into ~500 streams reads every destination line from memory
 // before writing it (a read for ownership), and the lines of so many streams leave the
-// cache before they are full. Whole lines written around the cache need no such read.
-// Measured on session 18's VM (Xeon, ~166 ns to memory), 1e7 records of 16 bytes into
-// 512 partitions: 0.085 s plain, 0.050 s this way (hashing the ids and counting alone:
-// 0.035 s). On AMD EPYC it is the other way round: the VM of 2026-11-24 (L1d 32 KiB, L2
-// 512 KiB), 1e7 records into 1024 partitions, best of 5: plain 0.035 s, buffered
-// 0.066 s (0.061 s with 32-byte non-temporal stores, 0.068 s with plain ones, so the
-// buffering itself is the cost); the join at 1e7 items 0.525 -> 0.468 s (best of 8 in
-// turns), the rest of `evaluate` no slower. So AMD processors store plainly
-// (plain_stores_pay_off()); session 14's VM, of unknown make, also found plain stores
-// faster. The results are the same bits either way.
+// cache before they are full. Whole lines written around the cache need no such read:
+// on Intel Xeon processors this was much faster. On AMD EPYC it is the other way round,
+// and the buffering itself is the cost (with non-temporal stores or plain ones), so AMD
+// processors store plainly (plain_stores_pay_off()). The results are the same bits
+// either way.
 #pragma once
 
 #include <cassert>

@@ -1,4 +1,4 @@
-// What items add to the pair metrics' three sums (SPEC §1, "pair metrics"): an item of
+// What items add to the pair metrics' three sums (docs/metrics.md, "pair metrics"): an item of
 // weight w pairs with the others of its cell (tp), of its actual cluster and of its truth
 // cluster, w·(x − w) for each x. The one formula behind the per-group sums, the
 // bootstrap's fixed sums and its recomputed cells.

@@ -1,4 +1,4 @@
-// The eight pointwise metrics of an item from its tp, fp, fn, tn (SPEC §1): the one
+// The eight pointwise metrics of an item from its tp, fp, fn, tn (docs/metrics.md): the one
 // formula behind the per-cell table and the bootstrap's recomputed cells.
 #pragma once
 

@@ -13,7 +13,7 @@ using cstest::ints;
 
 namespace {
 
-// SPEC §1's Figure 2 (truth {i1,i2} {i3}, weights 1 2 3) scored for several actual
+// docs/metrics.md's worked example (truth {i1,i2} {i3}, weights 1 2 3) scored for several actual
 // clusterings, with a slice {i1} {i2,i3}.
 struct Runs {
   std::vector<int64_t> items = {1, 2, 3}, truth = {10, 10, 20};
@@ -322,7 +322,7 @@ TEST(Bootstrap, CommonScopeResamplesRecomputeEveryItemByBruteForce) {
 TEST(Bootstrap, DesignWeightsWeightEachTruthClustersItems) {
   Runs r({{7, 8, 7}});
   // Truth cluster {i1, i2} counts 3 times, {i3} once: precision (3·(1/4 + 2) + 3·3/4) /
-  // (3·3 + 3) = 9/12 ... computed from the per-item values of SPEC §1's example.
+  // (3·3 + 3) = 9/12 ... computed from the per-item values of docs/metrics.md's worked example.
   r.c[0].set_design({3.0, 1.0});
   const BootstrapResult b = paired_bootstrap(r.sums(false), {10, 5, 0.9});
   const auto at = [&](const std::string& m) {

@@ -12,7 +12,7 @@ EXAMPLE = ROOT / "examples" / "data"
 
 @pytest.fixture
 def figure2():
-    """SPEC §1 worked example (paper Figure 2)."""
+    """docs/metrics.md's worked example."""
     truth = {"i1": "T1", "i2": "T1", "i3": "T2"}
     actual = {"i1": "A1", "i3": "A1", "i2": "A2"}
     weights = {"i1": 1.0, "i2": 2.0, "i3": 3.0}

@@ -17,7 +17,7 @@ def common_members(a: dict, b: dict) -> tuple[dict, dict, list]:
 
 
 def pointwise_items(truth: dict, actual: dict, w: dict) -> dict:
-    """Per item of T: tp, fp, fn, tn and every SPEC §1 metric, by set operations."""
+    """Per item of T: tp, fp, fn, tn and every docs/metrics.md metric, by set operations."""
     ta, tb, t = common_members(truth, actual)
     total = sum(w[i] for i in t)
     out = {}
@@ -85,7 +85,7 @@ IMPACT_METRICS = [
 
 
 def impact_items(base: dict, exp: dict, w: dict) -> dict:
-    """Per item of T: SPEC §3 quantities by set operations."""
+    """Per item of T: docs/metrics.md, diff quantities by set operations."""
     tb, te, t = common_members(base, exp)
     out = {}
     for i in t:
@@ -174,8 +174,8 @@ def set_matching(labels_true, labels_pred, w=None) -> dict:
 
 
 def abcde_pairs(base: dict, exp: dict, w: dict) -> list:
-    """Every pair of SPEC §4's populations with its exact weight: (i, j, kind, w_ij, U, B, E).
-    Split and merge pairs of all items; stable and self pairs of affected items."""
+    """Every pair of docs/metrics.md's populations with its exact weight: (i, j, kind, w_ij, U,
+    B, E). Split and merge pairs of all items; stable and self pairs of affected items."""
     tb, te, t = common_members(base, exp)
     total = sum(w[i] for i in t)
     out = []
@@ -194,7 +194,7 @@ def abcde_pairs(base: dict, exp: dict, w: dict) -> list:
 
 
 def abcde_truth(pairs: list, ideal: dict) -> dict:
-    """Exact values of the SPEC §4 estimands given the ideal clustering."""
+    """Exact values of the docs/metrics.md, judging estimands given the ideal clustering."""
 
     def same(i, j):
         return ideal[i] == ideal[j]

@@ -1,4 +1,4 @@
-"""compare(): several runs against one truth (SPEC §1), its deltas and bootstrap, and the
+"""compare(): several runs against one truth (docs/metrics.md), its deltas and bootstrap, and the
 `compare` command."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`diff` (SPEC §3): brute-force oracle at every level, identities, properties, CLI."""
+"""`diff` (docs/metrics.md, diff): brute-force oracle at every level, identities, properties,
+CLI."""
 
 import json
 
@@ -67,7 +68,7 @@ def test_matches_reference_at_every_level(seed, shape_b, shape_e):
     assert overall["unaffected_jaccard_index"] == pytest.approx(
         sum(w[i] for i in ref if not ref[i]["affected"]) / total, abs=1e-15
     )
-    # identities of SPEC §3
+    # identities of docs/metrics.md, diff
     assert overall["jaccard_distance"] == pytest.approx(
         overall["split_distance"] + overall["merge_distance"], abs=1e-14
     )

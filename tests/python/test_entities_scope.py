@@ -1,5 +1,5 @@
-"""The entities scope (SPEC §1b), the pair metrics (SPEC §1) and design weights: against
-a padded truth, brute-force oracles and hand-computed values."""
+"""The entities scope (docs/metrics.md, truth scope), the pair metrics (docs/metrics.md) and
+design weights: against a padded truth, brute-force oracles and hand-computed values."""
 
 from __future__ import annotations
 
@@ -108,8 +108,9 @@ def test_common_scope_is_unchanged_and_its_pair_metrics_are_the_weighted_pair_sc
 
 
 def test_entities_scope_on_a_hand_example():
-    # SPEC §1's example, weights 1, 2, 3, plus j1 (weight 1) in i1's actual cluster and j2
-    # (weight 1) with i2: the whole actual clusters weigh 5 ({i1, i3, j1}) and 3 ({i2, j2}).
+    # docs/metrics.md's worked example, weights 1, 2, 3, plus j1 (weight 1) in i1's actual
+    # cluster and j2 (weight 1) with i2: the whole actual clusters weigh 5 ({i1, i3, j1})
+    # and 3 ({i2, j2}).
     truth = {"i1": "a", "i2": "a", "i3": "b"}
     actual = {"i1": "x", "i3": "x", "j1": "x", "i2": "y", "j2": "y"}
     items = pd.DataFrame({"item_id": ["i1", "i2", "i3", "j1", "j2"], "weight": [1, 2, 3, 1, 1]})

@@ -1,4 +1,4 @@
-"""SPEC §4's rules for estimates from judged pairs: no verdict, no estimate; few judged
+"""docs/metrics.md's rules for estimates from judged pairs: no verdict, no estimate; few judged
 draws are named; a multiplier of 0 is known exactly; older sample files are named."""
 
 from __future__ import annotations

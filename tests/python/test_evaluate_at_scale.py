@@ -76,7 +76,7 @@ def joined(truth: pd.DataFrame, actual: pd.DataFrame, items: pd.DataFrame) -> pd
 
 
 def reference(truth: pd.DataFrame, actual: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """joined(), with each item's tp, fp, fn, tn and pointwise metrics (SPEC §1)."""
+    """joined(), with each item's tp, fp, fn, tn and pointwise metrics (docs/metrics.md)."""
     t = joined(truth, actual, items)
     w = t["weight"]
     tp = w.groupby([t["cluster_id_t"], t["cluster_id_a"]]).transform("sum")
@@ -97,7 +97,7 @@ def reference(truth: pd.DataFrame, actual: pd.DataFrame, items: pd.DataFrame) ->
 
 
 def impact_reference(base: pd.DataFrame, exp: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
-    """joined(), with each item's B, E, X, U and impact metrics (SPEC §3). An item is
+    """joined(), with each item's B, E, X, U and impact metrics (docs/metrics.md, diff). An item is
     affected if its cell is not its whole Base or Exp cluster (counted, not weighed)."""
     t = joined(base, exp, items)
     w, cb, ce = t["weight"], t["cluster_id_t"], t["cluster_id_a"]

@@ -1,4 +1,4 @@
-"""SPEC §1 Figure 2, at every level, through the Python API and the CLI."""
+"""the worked example of docs/metrics.md, at every level, through the Python API and the CLI."""
 
 import json
 from fractions import Fraction as F

@@ -1,4 +1,4 @@
-"""SPEC §1 properties on random inputs."""
+"""docs/metrics.md properties on random inputs."""
 
 import numpy as np
 import pandas as pd

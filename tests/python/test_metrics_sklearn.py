@@ -20,7 +20,7 @@ SHARED = [
 def same(x, y, name):
     if name == "adjusted_mutual_info_score":
         # Both implementations sum exp() of differences of lgamma values near 1e5, each with
-        # ~1e-11 relative error from its own lgamma; near AMI = 0 that shows. See README.
+        # ~1e-11 relative error from its own lgamma; near AMI = 0 that shows. See docs/metrics.md.
         assert x == pytest.approx(y, rel=1e-12, abs=1e-9), name
     else:
         assert x == pytest.approx(y, rel=1e-12, abs=1e-15), name

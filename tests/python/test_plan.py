@@ -1,5 +1,5 @@
-"""The judgement planner (SPEC §4): drawing what the plan says and judging from the known
-truth gives intervals of the half-width asked for."""
+"""The judgement planner (docs/metrics.md, judging): drawing what the plan says and judging from
+the known truth gives intervals of the half-width asked for."""
 
 from __future__ import annotations
 

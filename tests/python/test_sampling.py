@@ -46,7 +46,7 @@ def test_plain_draw_frequencies_match_exact_weights(seed):
     kinds = {(p[0], p[1]): p[2] for p in pop}
     for r in s.pairs.itertuples():
         assert r.kind == kinds[(r.item_i, r.item_j)]
-    # population totals are the exact SPEC §3 quantities
+    # population totals are the exact docs/metrics.md, diff quantities
     t = s.meta["totals"]
     assert t["diff_mass"] == pytest.approx(sum(p[3] for p in pop if p[2] in ("split", "merge")))
     assert t["stable_mass"] == pytest.approx(t["affected_jaccard_index"])

@@ -3,7 +3,9 @@
 Business records (items) from two sources in four countries; a human-made truth for a
 sample of 2,000 of them; an actual clustering of all 5,000 with a realistic mix of
 errors: some true entities split in two, some merged with a neighbour, a few records
-misplaced, and a few truth records missing from the actual run. Deterministic (seed 7).
+misplaced, and a few truth records missing from the actual run; and a second run of the
+same records (actual_v2.csv), better in some ways and worse in others. Deterministic
+(seeds 7 and 8).
 
     python examples/make_example_data.py examples/data
 """
@@ -56,6 +58,25 @@ def main(out: Path) -> None:
     truth.to_csv(out / "truth.csv", index=False)
     run.to_csv(out / "actual.csv", index=False)
     items.to_csv(out / "items.csv", index=False)
+    second_run(actual, entity, moved, keep, items, next_id).to_csv(
+        out / "actual_v2.csv", index=False
+    )
+
+
+def second_run(actual, entity, moved, keep, items, next_id) -> pd.DataFrame:
+    """A second run of the same records, to compare with the first: it puts every
+    misplaced record back with its entity and mends some splits, but merges more
+    clusters by mistake."""
+    rng = np.random.default_rng(8)  # its own stream: the first run's files stay the same
+    v2 = actual.copy()
+    v2[moved] = entity[moved]
+    split_off = (v2 >= entity.max() + 1) & ~moved
+    mended = split_off & (rng.random(len(v2)) < 0.5)
+    v2[mended] = entity[mended]
+    clusters = np.unique(v2)
+    for c in rng.choice(clusters, size=len(clusters) // 10, replace=False):
+        v2[v2 == c] = rng.choice(clusters)
+    return pd.DataFrame({"item_id": items.item_id[keep], "cluster_id": v2[keep]})
 
 
 if __name__ == "__main__":

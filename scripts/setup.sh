@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Installs everything clusterscore needs on a fresh Debian/Ubuntu machine with Python 3.10+:
 # a virtual environment in .venv with the package (C++ core compiled by pip) and its test
-# tools, and GoogleTest for the C++ tests. Safe to run again: it only does what is missing.
+# tools, GoogleTest for the C++ tests and Chromium for the report tests. Safe to run again: it
+# only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -f /usr/include/gtest/gtest.h ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgtest-dev ninja-build >/dev/null
-  else
-    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libgtest-dev ninja-build >/dev/null
-  fi
+# GoogleTest for the C++ tests; Chromium, headless, to render the HTML reports in tests.
+missing=()
+[ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev ninja-build)
+command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv

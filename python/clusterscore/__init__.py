@@ -10,15 +10,18 @@
   difference with human verdicts on weighted pairs (docs/metrics.md, judging).
 - `plan_pairs(base, exp, half_width=H)`: how many pairs to draw and judge for intervals
   of half-width H (docs/metrics.md, judging).
+- `report(result, path)`: one self-contained HTML file of any of those results.
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
 """
 
 from ._diff import Diff, diff
 from ._evaluate import Evaluation, evaluate
+from ._html_report import report
 from ._memory import release_memory
 from ._plan import plan_pairs
 from ._runs import RunComparison, compare
 from ._sample import PairSample, estimate, load_sample, sample_pairs
+from ._version import __version__ as __version__
 
 __all__ = [
     "Diff",
@@ -32,6 +35,6 @@ __all__ = [
     "load_sample",
     "plan_pairs",
     "release_memory",
+    "report",
     "sample_pairs",
 ]
-__version__ = "0.1.0"

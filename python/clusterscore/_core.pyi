@@ -33,6 +33,52 @@ class Average(enum.Enum):
 
     max = 3
 
+class MetricGroup(enum.Enum):
+    pointwise = 0
+
+    impact = 1
+
+    estimate = 2
+
+    classic = 3
+
+class Better(enum.Enum):
+    higher = 0
+
+    lower = 1
+
+    neither = 2
+
+class Unit(enum.Enum):
+    share = 0
+
+    count = 1
+
+    weight = 2
+
+    score = 3
+
+class MetricInfo:
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def group(self) -> MetricGroup: ...
+
+    @property
+    def better(self) -> Better: ...
+
+    @property
+    def unit(self) -> Unit: ...
+
+    @property
+    def low(self) -> float: ...
+
+    @property
+    def high(self) -> float: ...
+
+def metric_registry() -> list[MetricInfo]: ...
+
 def classic_from_labels(a: object, b: object, weights: object | None, average: Average, beta: float, ami: bool, matching: bool) -> dict: ...
 
 def classic_from_cells(arg0: int, arg1: int, arg2: Sequence[int], arg3: Sequence[int], arg4: Sequence[int], arg5: Sequence[float], arg6: Sequence[float], arg7: bool, arg8: Average, arg9: float, arg10: bool, arg11: bool, /) -> dict: ...

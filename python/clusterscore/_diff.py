@@ -91,22 +91,7 @@ class Diff(Comparison):
     def fingerprint(self) -> str:
         """Order-independent hashes of Base, Exp and the items table, as given (an
         integer id and its text are different inputs): a judged sample names its diff."""
-
-        def one(src: Any) -> int:
-            t = src.table
-            return _core.fingerprint(
-                _arrays.id_tuple(_arrays.normalize_ids(t.column(self._item_col))),
-                _arrays.id_tuple(_arrays.normalize_ids(t.column(self._cluster_col))),
-            )
-
-        parts = [one(self._a), one(self._b)]
-        if self._items is not None:
-            t = self._items.table
-            w = (_arrays.float_array(t.column(self._weight_col))
-                 if self._weight_col in t.column_names else None)  # fmt: skip
-            ids = _arrays.normalize_ids(t.column(self._item_col))
-            parts.append(_core.items_fingerprint(_arrays.id_tuple(ids), w))
-        return "-".join(f"{p:016x}" for p in parts)
+        return "-".join(self.input_fingerprints.values())
 
 
 def diff(

@@ -18,33 +18,7 @@ import pyarrow.parquet as pq
 from rich.console import Console
 from rich.table import Table
 
-
-def _missing(value: Any) -> bool:
-    """None, or NaN (how pandas holds a null number): printed as "—"."""
-    return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def fmt(value: Any) -> str:
-    if _missing(value):
-        return "—"
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < 1e15:
-            return f"{int(value):,}"
-        if 1e5 <= abs(value) < 1e15:  # a weight of millions: 12,499,711.7, not 1.24997e+07
-            return f"{value:,.1f}"
-        return f"{value:.6g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.3e}"
-    if isinstance(value, int) and not isinstance(value, bool):
-        return f"{value:,}"
-    return str(value)
-
-
-def fmt4(value: Any) -> str:
-    """Rates, deltas and their intervals on screen: four decimals, so that a table of
-    them fits 80 columns and its digits line up (the files keep every digit)."""
-    if isinstance(value, float) and math.isfinite(value) and abs(value) < 10:
-        return f"{value:.4f}"
-    return fmt(value)
-
+from . import _format as F
 
 # Where output is not a terminal (a file, a pipe, a CI log), rich would still cut tables
 # to 80 columns, eliding digits and names ("jaccard…" for both Jaccard metrics).
@@ -68,20 +42,14 @@ def console() -> Console:
     return c
 
 
-def kv_table(title: str, d: dict[str, Any]) -> Table:
+def kv_table(title: str, d: dict[str, Any], group: str | None = None) -> Table:
+    """Name and value, each value in its metric's format (`group`: the registry's)."""
     t = Table(title=title, title_justify="left")
     t.add_column("metric")
     t.add_column("value", justify="right")
     for k, v in d.items():
-        t.add_row(k, fmt(v))
+        t.add_row(k, v if isinstance(v, str) else F.for_column(k, group)(v))
     return t
-
-
-def interval(low: Any, high: Any) -> str:
-    """An interval on screen, four decimals ("—" when undefined)."""
-    if _missing(low) or _missing(high):
-        return "—"
-    return f"[{fmt4(low)}, {fmt4(high)}]"
 
 
 def level(confidence: float) -> str:
@@ -93,7 +61,7 @@ def overall_table(result: Any, intervals: pa.Table | None) -> Table:
     for: the values alone)."""
     scope = "whole actual clustering" if result.truth_scope == "entities" else "common items"
     if intervals is None:
-        return kv_table(f"Overall ({scope})", result.overall)
+        return kv_table(f"Overall ({scope})", result.overall, "pointwise")
     conf = level(result.bootstrap.confidence)
     t = Table(title=f"Overall ({scope}; {conf} intervals, {result.bootstrap.resamples:,}"
               " resamples of the truth clusters)", title_justify="left")  # fmt: skip
@@ -102,8 +70,8 @@ def overall_table(result: Any, intervals: pa.Table | None) -> Table:
     by_metric = {r["metric"]: r for r in intervals.to_pylist()}
     for name, value in result.overall.items():
         r = by_metric.get(name, {})
-        t.add_row(name, fmt4(value), fmt4(r.get("std_error")),
-                  interval(r.get("ci_low"), r.get("ci_high")))  # fmt: skip
+        t.add_row(name, F.share(value), F.share(r.get("std_error")),
+                  F.interval(r.get("ci_low"), r.get("ci_high")))  # fmt: skip
     return t
 
 
@@ -120,33 +88,64 @@ def scope_note(result: Any) -> str | None:
     )
 
 
+# Slice tables on screen show the heaviest values; the files hold every one.
+MAX_ROWS = 50
+
+
+def heaviest(df: pd.DataFrame, rows: int = MAX_ROWS) -> tuple[pd.DataFrame, str | None]:
+    """The `rows` heaviest groups of a per-slice table, and a note of how many more there
+    are (None when all are shown)."""
+    if len(df) <= rows:
+        return df, None
+    top = df.sort_values("weight", ascending=False, kind="stable").head(rows)
+    more = len(df) - rows
+    return top, f"and {more:,} more values, lighter ones (every value is in --out's tables)"
+
+
+def first_values(
+    df: pd.DataFrame, column: str, values: int = MAX_ROWS
+) -> tuple[pd.DataFrame, str | None]:
+    """The rows of the first `values` distinct values of `column`, and a note of how many
+    more values there are (None when all are shown)."""
+    distinct = pd.unique(df[column])
+    if len(distinct) <= values:
+        return df, None
+    more = len(distinct) - values
+    return df[df[column].isin(distinct[:values])], f"and {more:,} more values (all in --out)"
+
+
 def slice_table(result: Any, name: str, table: pa.Table, intervals: pa.Table | None) -> Table:
-    """Per value of a slice: items, weight, and precision, recall and f1 with intervals
-    (if asked for)."""
-    df = table.to_pandas()
+    """Per value of a slice, the heaviest 50: items, weight, and precision, recall and f1
+    with intervals (if asked for)."""
+    df, note = heaviest(table.to_pandas())
     conf = level(result.bootstrap.confidence)
     if intervals is None:
         cols = [name, "items", "weight", "precision", "recall", "f1", "jaccard_index"]
-        return frame_table(f"Per {name}", df, cols, labels=[name])
+        t = frame_table(f"Per {name}", df, cols, labels=[name], group="pointwise")
+        t.caption = note
+        return t
     iv = intervals.to_pandas()
-    t = Table(title=f"Per {name} (values with {conf} intervals)", title_justify="left")
+    t = Table(title=f"Per {name} (values with {conf} intervals)", title_justify="left",
+              show_edge=False, pad_edge=False)  # fmt: skip
     t.add_column(name)
-    for c in ("items", "weight", "precision", "recall", "f1"):
-        t.add_column(c, justify="right")
+    # No weight column: with three intervals, it would not fit in 100 columns.
+    for c in ("items", "precision", "recall", "f1"):
+        t.add_column(c, justify="right", no_wrap=True)
     key: dict[str, dict[Any, tuple[Any, Any]]] = {m: {} for m in ("precision", "recall", "f1")}
     for r in iv.itertuples(index=False):
         if r.metric in key:
             key[r.metric][_key(getattr(r, name))] = (r.ci_low, r.ci_high)
     for r in df.itertuples(index=False):
         v = getattr(r, name)
-        cells = [f"{fmt4(getattr(r, m))} {interval(*key[m].get(_key(v), (None, None)))}"
+        cells = [f"{F.share(getattr(r, m))} {F.interval(*key[m].get(_key(v), (None, None)))}"
                  for m in ("precision", "recall", "f1")]  # fmt: skip
-        t.add_row(label(v), fmt(r.items), fmt(r.weight), *cells)
+        t.add_row(F.label(v), F.count(r.items), *cells)
+    t.caption = note
     return t
 
 
 def _key(value: Any) -> Any:
-    return None if _missing(value) else value
+    return None if F.missing(value) else value
 
 
 def estimation_summary(result: Any) -> dict[str, Any]:
@@ -165,20 +164,21 @@ def coverage_table(cov: dict[str, Any], roles: tuple[str, str]) -> Table:
     t = Table(title="Coverage", title_justify="left")
     for c in ("set", "items", "weight", "clusters"):
         t.add_column(c, justify="left" if c == "set" else "right")
-    t.add_row(ra, fmt(cov[f"{ra}_items"]), fmt(cov[f"{ra}_weight"]), fmt(cov[f"{ra}_clusters"]))
-    t.add_row(rb, fmt(cov[f"{rb}_items"]), fmt(cov[f"{rb}_weight"]), fmt(cov[f"{rb}_clusters"]))
+    n, w = F.count, F.weight
+    t.add_row(ra, n(cov[f"{ra}_items"]), w(cov[f"{ra}_weight"]), n(cov[f"{ra}_clusters"]))
+    t.add_row(rb, n(cov[f"{rb}_items"]), w(cov[f"{rb}_weight"]), n(cov[f"{rb}_clusters"]))
     t.add_row(
         "common (scored)",
-        fmt(cov["common_items"]),
-        fmt(cov["common_weight"]),
-        f"{fmt(cov[f'{ra}_clusters_common'])} / {fmt(cov[f'{rb}_clusters_common'])}",
+        n(cov["common_items"]),
+        w(cov["common_weight"]),
+        f"{n(cov[f'{ra}_clusters_common'])} / {n(cov[f'{rb}_clusters_common'])}",
     )
-    t.add_row(f"only in {ra}", fmt(cov[f"{ra}_only_items"]), fmt(cov[f"{ra}_only_weight"]), "")
-    t.add_row(f"only in {rb}", fmt(cov[f"{rb}_only_items"]), fmt(cov[f"{rb}_only_weight"]), "")
+    t.add_row(f"only in {ra}", n(cov[f"{ra}_only_items"]), w(cov[f"{ra}_only_weight"]), "")
+    t.add_row(f"only in {rb}", n(cov[f"{rb}_only_items"]), w(cov[f"{rb}_only_weight"]), "")
     if "items_table_unmatched" in cov:
         t.caption = (
-            f"items table: {fmt(cov['items_table_rows'])} rows, "
-            f"{fmt(cov['items_table_unmatched'])} naming items in neither clustering"
+            f"items table: {n(cov['items_table_rows'])} rows, "
+            f"{n(cov['items_table_unmatched'])} naming items in neither clustering"
         )
     return t
 
@@ -190,39 +190,32 @@ def runs_coverage_table(coverage: dict[str, dict[str, Any]]) -> Table:
     for title in ("run", "items scored", "weight scored", "truth items missed", "run-only items",
                   "truth clusters scored"):  # fmt: skip
         t.add_column(title, justify="left" if title == "run" else "right")
+    n, w = F.count, F.weight
     for name, c in coverage.items():
         t.add_row(
             name,
-            f"{fmt(c['common_items'])} / {fmt(c['truth_items'])}",
-            f"{fmt(c['common_weight'])} / {fmt(c['truth_weight'])}",
-            fmt(c["truth_only_items"]),
-            fmt(c["actual_only_items"]),
-            f"{fmt(c['truth_clusters_common'])} / {fmt(c['truth_clusters'])}",
+            f"{n(c['common_items'])} / {n(c['truth_items'])}",
+            f"{w(c['common_weight'])} / {w(c['truth_weight'])}",
+            n(c["truth_only_items"]),
+            n(c["actual_only_items"]),
+            f"{n(c['truth_clusters_common'])} / {n(c['truth_clusters'])}",
         )
     return t
-
-
-def label(value: Any) -> str:
-    """An id or a slice value as it is: cluster 573216 is not "573,216"."""
-    if _missing(value):
-        return "—"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))  # an integer column with nulls, which pandas made float
-    return str(value)
 
 
 def frame_table(
     title: str,
     df: pd.DataFrame,
     columns: list[str],
-    number: Any = fmt,
     labels: Collection[str] = (),
+    group: str | None = None,
     **options: Any,
 ) -> Table:
-    """`columns` of `df` as a table: numbers written by `number`, right-justified; the
-    `labels` columns (ids, slice values) as they are, left-justified. `options` go to Table."""
+    """`columns` of `df` as a table: numbers in their column's format (the registry's
+    for metrics of `group`), right-justified; the `labels` columns (ids, slice values) as
+    they are, left-justified. `options` go to Table."""
     t = Table(title=title, title_justify="left", **options)
-    write = [label if c in labels else number for c in columns]
+    write = [F.label if c in labels else F.for_column(c, group) for c in columns]
     for c in columns:
         numeric = c not in labels and pd.api.types.is_numeric_dtype(df[c])
         t.add_column(c, justify="right" if numeric else "left")
@@ -230,6 +223,57 @@ def frame_table(
         values = (v.item() if hasattr(v, "item") else v for v in row)
         t.add_row(*(w(v) for w, v in zip(write, values, strict=True)))
     return t
+
+
+def runs_metrics_table(overall: dict[str, dict[str, Any]]) -> Table:
+    """Every overall metric (rows) of every run (columns), side by side."""
+    t = Table(title="Overall metrics by run", title_justify="left")
+    t.add_column("metric")
+    for run in overall:
+        t.add_column(run, justify="right")
+    names = list(next(iter(overall.values())))
+    for name in names:
+        t.add_row(name, *(F.share(values.get(name)) for values in overall.values()))
+    return t
+
+
+def deltas_table(title: str, df: pd.DataFrame, labels: list[str], confidence: float) -> Table:
+    """Deltas between two runs, each marked ▲ (better) or ▼ (worse) when its interval
+    excludes 0, by the metric's direction; unmarked deltas may be the luck of the sample."""
+    t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
+    for c in labels:
+        t.add_column(c)
+    for c in ("value_a", "value_b", "delta", "", "std_error", f"{level(confidence)} interval"):
+        t.add_column(c, justify="right", no_wrap=True)
+    for r in df.to_dict("records"):
+        sign = F.mark(r["ci_low"], r["ci_high"], F.better(r["metric"], "pointwise"))
+        t.add_row(
+            *(F.label(r[c]) for c in labels), F.share(r["value_a"]), F.share(r["value_b"]),
+            F.share(r["delta"]), sign, F.share(r["std_error"]),
+            F.interval(r["ci_low"], r["ci_high"]),
+        )  # fmt: skip
+    t.caption = "▲ better, ▼ worse: the interval excludes 0"
+    return t
+
+
+def estimate_table(title: str, result: dict[str, dict[str, Any]]) -> Table:
+    """Estimates from judged pairs with their standard errors and intervals."""
+    t = Table(title=title, title_justify="left")
+    for c in ("metric", "estimate", "std error", "95% interval", "judged draws"):
+        t.add_column(c, justify="left" if c == "metric" else "right", no_wrap=True)
+    for name, r in result.items():
+        shown = "exact" if r.get("exact") else F.interval(r["ci_low"], r["ci_high"])
+        t.add_row(name, F.share(r["estimate"]), F.share(r["std_error"]), shown,
+                  F.count(r["pairs"]))  # fmt: skip
+    return t
+
+
+def most_changed(df: pd.DataFrame, n: int = 10) -> pd.DataFrame:
+    """The n clusters of a diff whose weight changed most: weight × jaccard_distance (a
+    big cluster that lost one item changed little, however many items it holds)."""
+    changed = df["weight"] * df["jaccard_distance"]
+    order = changed.sort_values(ascending=False, kind="stable").index[:n]
+    return df.loc[order].assign(changed_weight=changed.loc[order]).query("changed_weight > 0")
 
 
 def worst(df: pd.DataFrame, rate: str, n: int = 10) -> pd.DataFrame:

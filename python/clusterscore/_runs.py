@@ -20,15 +20,31 @@ from ._two_clusterings import reading
 _COLUMNS = ["value_a", "value_b", "delta", "std_error", "ci_low", "ci_high", "resamples"]
 
 
+_DATA_SUFFIXES = {".csv", ".tsv", ".tab", ".parquet", ".pq", ".gz", ".bz2", ".zst", ".lz4"}
+
+
+def _stem(path: str | Path) -> str:
+    """A file's name without its data extensions: model.v1.csv.gz → model.v1."""
+    name = Path(path).name
+    while (suffix := Path(name).suffix.lower()) in _DATA_SUFFIXES and suffix:
+        name = name[: -len(suffix)]
+    return name or Path(path).name
+
+
 def run_names(runs: Any) -> dict[str, Any]:
-    """{name: clustering}: a mapping as given; a sequence named by file stem for paths
-    (made unique), else run1, run2..."""
+    """{name: clustering}: a mapping as given; a sequence of paths named by their file
+    names without data extensions (with their folder where two share a name), else run1,
+    run2..."""
     if isinstance(runs, Mapping):
         named = {str(k): v for k, v in runs.items()}
     elif isinstance(runs, Sequence) and not isinstance(runs, str | bytes):
+        names = [_stem(r) if isinstance(r, str | Path) else f"run{i}" for i, r in
+                 enumerate(runs, 1)]  # fmt: skip
+        for i, run in enumerate(runs):
+            if names.count(names[i]) > 1 and isinstance(run, str | Path) and Path(run).parent.name:
+                names[i] = f"{Path(run).parent.name}/{names[i]}"
         named = {}
-        for i, run in enumerate(runs, 1):
-            name = Path(run).name.split(".")[0] if isinstance(run, str | Path) else f"run{i}"
+        for i, (name, run) in enumerate(zip(names, runs, strict=True), 1):
             while name in named:
                 name = f"{name}_{i}"
             named[name] = run

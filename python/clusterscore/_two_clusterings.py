@@ -3,6 +3,7 @@ handing them to the C++ core, and presenting its tables as dicts and DataFrames.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Iterator, Sequence
@@ -116,6 +117,28 @@ class Comparison:
     def columns(self) -> tuple[str, str, str]:
         """The names of the item id, cluster id and weight columns."""
         return self._item_col, self._cluster_col, self._weight_col
+
+    @functools.cached_property
+    def input_fingerprints(self) -> dict[str, str]:
+        """Per input (the two roles, and "items" if given): an order-independent hash of
+        its ids, clusters and weights as given, in hex (an integer id and its text are
+        different inputs)."""
+
+        def one(src: Source) -> int:
+            t = src.table
+            return _core.fingerprint(
+                _arrays.id_tuple(_arrays.normalize_ids(t.column(self._item_col))),
+                _arrays.id_tuple(_arrays.normalize_ids(t.column(self._cluster_col))),
+            )
+
+        out = {self.roles[0]: one(self._a), self.roles[1]: one(self._b)}
+        if self._items is not None:
+            t = self._items.table
+            w = (_arrays.float_array(t.column(self._weight_col))
+                 if self._weight_col in t.column_names else None)  # fmt: skip
+            ids = _arrays.normalize_ids(t.column(self._item_col))
+            out["items"] = _core.items_fingerprint(_arrays.id_tuple(ids), w)
+        return {k: f"{v:016x}" for k, v in out.items()}
 
     # -- errors ------------------------------------------------------------------------
 

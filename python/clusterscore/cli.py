@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
+import json
+import os
 import sys
 import warnings
 from collections.abc import Callable
@@ -12,7 +15,6 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
-from rich.table import Table
 
 from . import _progress as progress
 from . import _report as report
@@ -20,11 +22,10 @@ from ._diff import Diff
 from ._evaluate import Evaluation
 from ._output import StagedDir, StagedFiles
 from ._plan import plan_pairs
-from ._runs import RunComparison
+from ._runs import RunComparison, run_names
 from ._sample import estimate as estimate_pairs
 from ._sample import load_sample, sample_from_diff
 from ._terms import command_line
-from ._two_clusterings import Comparison
 
 
 class _Command(typer.core.TyperCommand):
@@ -112,6 +113,22 @@ WeightColOpt = Annotated[
 ]
 
 
+JsonOpt = Annotated[
+    bool, typer.Option("--json", help="Print the summary as JSON on stdout instead of tables.")
+]
+ReportOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write an HTML report (FILE.html): one self-contained file that opens offline.",
+    ),
+]
+PngOpt = Annotated[
+    Path | None,
+    typer.Option("--png", help="With --report: also write each chart as a PNG into this folder."),
+]
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -136,9 +153,54 @@ def staged(out: Path | None) -> StagedDir | None:
     return None if out is None else StagedDir(out)
 
 
+class Outputs:
+    """--report and --png: checked before the work, written when it is done (the report
+    out of sight until complete)."""
+
+    def __init__(self, report_path: Path | None, png: Path | None) -> None:
+        if png is not None and report_path is None:
+            raise ValueError("--png writes the report's charts: give --report FILE.html too")
+        if report_path is not None and report_path.suffix.lower() not in (".html", ".htm"):
+            raise ValueError(f"--report {report_path}: name an .html file")
+        self.report_path = report_path
+        self.staging = None if report_path is None else StagedFiles(report_path)
+        self.png = None if png is None else StagedDir(png)
+
+    def write(self, result: Any, slices: Any = ()) -> None:
+        if self.staging is None or self.report_path is None:
+            return
+        from ._html_report import report as write_report
+
+        pngs = self.png if self.png is not None else contextlib.nullcontext()
+        with self.staging as tmp, pngs as png, progress.step(f"writing {self.report_path}"):
+            write_report(result, tmp[0], slices=list(slices or []), png=png)
+
+
+def show_json(summary: dict[str, Any]) -> None:
+    """--json: the summary on stdout, nothing else (progress and warnings go to stderr)."""
+    print(json.dumps(report.json_safe(summary), indent=2, allow_nan=False))
+
+
+def inputs(paths: dict[str, Any], fingerprints: dict[str, str]) -> dict[str, Any]:
+    """summary.json's record of each input: where it was read from and its fingerprint."""
+    return {role: {"path": None if p is None else str(p), "fingerprint": fingerprints.get(role)}
+            for role, p in paths.items()}  # fmt: skip
+
+
+def header(command: str, **options: Any) -> dict[str, Any]:
+    """What every summary opens with: the command, the version and its options."""
+    from ._version import __version__
+
+    return {
+        "command": command,
+        "version": __version__,
+        "options": {k: (v.value if isinstance(v, Enum) else v) for k, v in options.items()},
+    }
+
+
 def _version(value: bool) -> None:
     if value:
-        from . import __version__
+        from ._version import __version__
 
         print(f"clusterscore {__version__}")
         raise typer.Exit()
@@ -189,12 +251,16 @@ def evaluate(
             " for a truth of 1e6 items, minutes for 1e7.",
         ),
     ] = True,
+    json_out: JsonOpt = False,
+    report_path: ReportOpt = None,
+    png: PngOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Score ACTUAL against TRUTH: coverage, overall metrics (precision, recall, F1, pair
     metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
     clusters that lose the most."""
     staging = staged(out)
+    outputs = Outputs(report_path, png)
     result = Evaluation(
         truth,
         actual,
@@ -211,7 +277,65 @@ def evaluate(
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
     intervals = result.intervals_table() if intervals_on else None
     slice_intervals = {s: result.intervals_table(s) if intervals_on else None for s in slices}
-    console = report.console()
+    clusters = {side: result.per_cluster_table(side) for side in result.roles}
+    summary = {
+        **header(
+            "evaluate",
+            item_col=item_col,
+            cluster_col=cluster_col,
+            weight_col=weight_col,
+            slices=list(slices),
+            classic=classic,
+            intervals=intervals_on,
+            **report.estimation_summary(result)["options"],
+        ),  # fmt: skip
+        "inputs": inputs(
+            {"truth": truth, "actual": actual, "items": items}, result.input_fingerprints
+        ),  # fmt: skip
+        **_evaluation_summary(result, slices, intervals, slice_intervals, classic),
+    }
+    progress.done()
+    if json_out:
+        show_json(summary)
+    else:
+        _show_evaluation(result, slices, intervals, slice_intervals, clusters, classic)
+    outputs.write(result, slices)
+    if staging is not None:
+        with staging as tmp, progress.step(f"writing {out}"):
+            _write(tmp, summary, {"per_item": result.per_item_batches()}, clusters, slices)
+        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+
+
+def _wrote(json_out: bool, what: str) -> None:
+    """Says what was written, on stdout, or on stderr when stdout carries JSON."""
+    print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout)
+
+
+def _evaluation_summary(
+    result: Evaluation, slices: dict, intervals: Any, slice_intervals: dict, classic: bool
+) -> dict[str, Any]:
+    """summary.json of `evaluate`: coverage, overall, slices, scope and bootstrap, the
+    intervals asked for, the classic metrics if asked for."""
+    summary: dict[str, Any] = {
+        "coverage": result.coverage,
+        "overall": result.overall,
+        "slices": {name: report.records(t) for name, t in slices.items()},
+        **{k: v for k, v in report.estimation_summary(result).items() if k != "options"},
+    }
+    if intervals is not None:
+        summary["intervals"] = report.records(intervals)
+        summary["slice_intervals"] = {
+            n: report.records(t) for n, t in slice_intervals.items() if t is not None
+        }
+    if classic:
+        summary["classic"] = result.classic
+    return summary
+
+
+def _show_evaluation(
+    result: Evaluation, slices: dict, intervals: Any, slice_intervals: dict, clusters: dict,
+    classic: bool,
+) -> None:  # fmt: skip
     shown: list[Any] = [
         report.coverage_table(result.coverage, result.roles),
         report.overall_table(result, intervals),
@@ -219,49 +343,34 @@ def evaluate(
     if (note := report.scope_note(result)) is not None:
         shown.append(note)
     if classic:
-        shown.append(report.kv_table("Classic metrics (common items, unweighted)", result.classic))
+        shown.append(
+            report.kv_table("Classic metrics (common items, unweighted)", result.classic, "classic")
+        )
     for name, table in slices.items():
         shown.append(report.slice_table(result, name, table, slice_intervals[name]))
-    clusters = {side: result.per_cluster_table(side) for side in result.roles}
-    truth_df = clusters["truth"].to_pandas()
-    actual_df = clusters["actual"].to_pandas()
-    shown.append(
-        report.frame_table(
-            "Worst truth clusters by recall (weight lost = weight × (1 − recall))",
-            report.worst(truth_df, "under_merge_rate"),
-            ["cluster_id", "items", "weight", "recall", "weight_lost"],
-            labels=["cluster_id"],
+    for side, rate, metric in (("truth", "under_merge_rate", "recall"),
+                               ("actual", "over_merge_rate", "precision")):  # fmt: skip
+        shown.append(
+            report.frame_table(
+                f"Worst {side} clusters by {metric} (weight lost = weight × (1 − {metric}))",
+                report.worst(clusters[side].to_pandas(), rate),
+                ["cluster_id", "items", "weight", metric, "weight_lost"],
+                labels=["cluster_id"],
+                group="pointwise",
+            )
         )
-    )
-    shown.append(
-        report.frame_table(
-            "Worst actual clusters by precision (weight lost = weight × (1 − precision))",
-            report.worst(actual_df, "over_merge_rate"),
-            ["cluster_id", "items", "weight", "precision", "weight_lost"],
-            labels=["cluster_id"],
-        )
-    )
-    progress.done()
-    report.print_all(console, *shown)
-    if staging is not None:
-        extra: dict[str, Any] = report.estimation_summary(result)
-        if intervals is not None:
-            extra["intervals"] = report.records(intervals)
-            extra["slice_intervals"] = {
-                n: report.records(t) for n, t in slice_intervals.items() if t is not None
-            }
-        if classic:
-            extra["classic"] = result.classic
-        with staging as tmp, progress.step(f"writing {out}"):
-            _write(tmp, result, slices, {"per_item": result.per_item_batches()}, clusters, extra)
-        console.print(f"wrote {out}/summary.json and Parquet tables")
+    report.print_all(report.console(), *shown)
 
 
 @command
 def compare(
     truth: Annotated[str, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
     runs: Annotated[
-        list[str], typer.Argument(help="Two or more clusterings to score and compare.")
+        list[str],
+        typer.Argument(
+            help="Two or more clusterings to score and compare, each PATH or NAME=PATH"
+            " (named by the file name without its extension otherwise)."
+        ),
     ],
     items: ItemsOpt = None,
     slice_: SliceOpt = None,
@@ -274,15 +383,21 @@ def compare(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    json_out: JsonOpt = False,
+    report_path: ReportOpt = None,
+    png: PngOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Score every RUN against TRUTH and compare each pair: the delta (second − first) of
     every overall and per-slice metric, with a standard error and an interval from a
-    paired bootstrap that resamples the truth's clusters (the same draws for every run)."""
+    paired bootstrap that resamples the truth's clusters (the same draws for every run).
+    Deltas whose interval excludes 0 are marked ▲ (better) or ▼ (worse)."""
     staging = staged(out)
+    outputs = Outputs(report_path, png)
+    named = named_runs(runs)
     result = RunComparison(
         truth,
-        [str(r) for r in runs],
+        named,
         items,
         truth_scope=truth_scope.value,
         cluster_weights=cluster_weights,
@@ -296,42 +411,91 @@ def compare(
     overall = result.deltas_table()
     slices = {s: result.deltas_table(s) for s in slice_ or []}
     coverage = {name: e.coverage for name, e in result.evaluations.items()}
-    shown: list[Any] = [report.runs_coverage_table(coverage)]
-    shown.append(f"Intervals estimate {result.estimand} ({truth_scope.value} scope).")
-    level = f"{confidence:.0%}".replace("%", " %")
-    cols = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
-    # Four decimals and no outer border: the table fits in 80 columns.
-    compact = {"number": report.fmt4, "show_edge": False, "pad_edge": False}
-    df = overall.to_pandas()
-    for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
-        title = f"{b} − {a}, overall ({level} intervals, {resamples} resamples)"
-        shown.append(report.frame_table(title, part, cols, labels=["metric"], **compact))
-    for name, table in slices.items():
-        sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
-        for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
-            title = f"{b} − {a}, per {name}: precision, recall, f1"
-            shown.append(
-                report.frame_table(title, part, [name, *cols], labels=[name, "metric"], **compact)
-            )
-    console = report.console()
+    first = next(iter(result.evaluations.values()))
+    summary = {
+        **header(
+            "compare",
+            item_col=item_col,
+            cluster_col=cluster_col,
+            weight_col=weight_col,
+            slices=list(slices),
+            **report.estimation_summary(first)["options"],
+        ),  # fmt: skip
+        "inputs": {
+            "truth": inputs({"truth": truth}, first.input_fingerprints)["truth"],
+            **{
+                name: inputs({"actual": named[name]}, e.input_fingerprints)["actual"]
+                for name, e in result.evaluations.items()
+            },  # fmt: skip
+            **({} if items is None else inputs({"items": items}, first.input_fingerprints)),
+        },
+        "runs": result.runs,
+        **{k: v for k, v in report.estimation_summary(first).items() if k != "options"},
+        "estimand": result.estimand,
+        "overall": {name: e.overall for name, e in result.evaluations.items()},
+        "coverage": coverage,
+        "deltas": report.records(overall),
+        "slices": {name: report.records(t) for name, t in slices.items()},
+    }
     progress.done()
-    report.print_all(console, *shown)
+    if json_out:
+        show_json(summary)
+    else:
+        _show_comparison(result, overall, slices, coverage, truth_scope.value, confidence)
+    outputs.write(result, slices)
     if staging is not None:
-        summary = {
-            "runs": result.runs,
-            **report.estimation_summary(next(iter(result.evaluations.values()))),
-            "estimand": result.estimand,
-            "overall": {name: e.overall for name, e in result.evaluations.items()},
-            "coverage": coverage,
-            "deltas": report.records(overall),
-            "slices": {name: report.records(t) for name, t in slices.items()},
-        }
         with staging as tmp, progress.step(f"writing {out}"):
             report.write_json(tmp / "summary.json", summary)
             report.write_parquet(tmp / "deltas.parquet", overall)
             for name, table in slices.items():
                 report.write_parquet(tmp / f"deltas_{name}.parquet", table)
-        console.print(f"wrote {out}/summary.json and Parquet tables")
+        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+
+
+def named_runs(runs: list[str]) -> dict[str, str]:
+    """{name: path} from PATH or NAME=PATH arguments (a NAME holds no path separator and
+    names no existing file)."""
+    pairs: list[tuple[str | None, str]] = []
+    for arg in runs:
+        name, eq, path = arg.partition("=")
+        if eq and name and "/" not in name and os.sep not in name and not Path(arg).exists():
+            pairs.append((name, path))
+        else:
+            pairs.append((None, arg))
+    names = list(run_names([p for _, p in pairs]) if len(pairs) > 1 else [pairs[0][1]])
+    named: dict[str, str] = {}
+    for (given, path), default in zip(pairs, names, strict=True):
+        name = given or default
+        if name in named:
+            raise ValueError(f"two runs are named {name!r}: name them with NAME=PATH")
+        named[name] = path
+    return named
+
+
+def _show_comparison(
+    result: RunComparison, overall: Any, slices: dict, coverage: dict, scope: str,
+    confidence: float,
+) -> None:  # fmt: skip
+    shown: list[Any] = [
+        report.runs_coverage_table(coverage),
+        report.runs_metrics_table({name: e.overall for name, e in result.evaluations.items()}),
+        f"Intervals estimate {result.estimand} ({scope} scope).",
+    ]
+    level = report.level(confidence)
+    resamples = f"{result.bootstrap.resamples:,} resamples"
+    for (a, b), part in overall.to_pandas().groupby(["run_a", "run_b"], sort=False):
+        title = f"{b} − {a}, overall ({level} intervals, {resamples})"
+        shown.append(report.deltas_table(title, part, ["metric"], confidence))
+    for name, table in slices.items():
+        sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
+        for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
+            top, note = report.first_values(part, name)
+            title = f"{b} − {a}, per {name}: precision, recall, f1"
+            t = report.deltas_table(title, top, [name, "metric"], confidence)
+            if note:
+                t.caption = f"{t.caption}; {note}"
+            shown.append(t)
+    report.print_all(report.console(), *shown)
 
 
 @command
@@ -344,38 +508,68 @@ def diff(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    json_out: JsonOpt = False,
+    report_path: ReportOpt = None,
+    png: PngOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
     rates, affected items, per-slice tables, and the clusters that changed the most."""
     staging = staged(out)
+    outputs = Outputs(report_path, png)
     result = Diff(
         base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
     )
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
-    metric_cols = ["items", "weight", "split_distance", "merge_distance", "affected_weight"]
-    shown = [
+    clusters = {side: result.per_cluster_table(side) for side in result.roles}
+    summary = {
+        **header(
+            "diff",
+            item_col=item_col,
+            cluster_col=cluster_col,
+            weight_col=weight_col,
+            slices=list(slices),
+        ),  # fmt: skip
+        "inputs": inputs({"base": base, "exp": exp, "items": items}, result.input_fingerprints),
+        "coverage": result.coverage,
+        "overall": result.overall,
+        "slices": {name: report.records(t) for name, t in slices.items()},
+    }
+    progress.done()
+    if json_out:
+        show_json(summary)
+    else:
+        _show_diff(result, slices, clusters)
+    outputs.write(result, slices)
+    if staging is not None:
+        with staging as tmp, progress.step(f"writing {out}"):
+            tables = {"per_item": result.per_item_batches(), "flows": result.flows_table()}
+            _write(tmp, summary, tables, clusters, slices)
+        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+
+
+def _show_diff(result: Diff, slices: dict, clusters: dict) -> None:
+    shown: list[Any] = [
         report.coverage_table(result.coverage, result.roles),
-        report.kv_table("Overall impact (common items)", result.overall),
+        report.kv_table("Overall impact (common items)", result.overall, "impact"),
     ]
+    metric_cols = ["items", "weight", "split_distance", "merge_distance", "affected_weight"]
     # No outer border: with it, the table is wider than 80 columns and rich cuts
     # "affected_weight" short.
     compact = {"show_edge": False, "pad_edge": False}
     for name, table in slices.items():
-        df = table.to_pandas()
-        shown.append(
-            report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name], **compact)
+        df, note = report.heaviest(table.to_pandas())
+        t = report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name],
+                               group="impact", **compact)  # fmt: skip
+        t.caption = note
+        shown.append(t)
+    for side in result.roles:
+        top = report.most_changed(clusters[side].to_pandas())
+        cols = ["cluster_id", "items", "weight", "split_rate", "merge_rate", "changed_weight"]
+        title = (
+            f"{side} clusters that changed the most (changed weight = weight × jaccard_distance)"
         )
-    clusters = {side: result.per_cluster_table(side) for side in result.roles}
-    for side in ("base", "exp"):
-        df = clusters[side].to_pandas()
-        top = df.nlargest(10, "affected_weight").query("affected_weight > 0")
-        cols = ["cluster_id", "items", "weight", "affected_weight", "split_rate", "merge_rate"]
-        shown.append(
-            report.frame_table(
-                f"{side} clusters with the most affected weight", top, cols, labels=["cluster_id"]
-            )
-        )
+        shown.append(report.frame_table(title, top, cols, labels=["cluster_id"], group="impact"))
     flows = result.flows()
     shown.append(
         report.frame_table(
@@ -385,13 +579,7 @@ def diff(
             labels=["base_cluster", "exp_cluster"],
         )
     )
-    progress.done()
-    report.print_all(console := report.console(), *shown)
-    if staging is not None:
-        with staging as tmp, progress.step(f"writing {out}"):
-            tables = {"per_item": result.per_item_batches(), "flows": result.flows_table()}
-            _write(tmp, result, slices, tables, clusters)
-        console.print(f"wrote {out}/summary.json and Parquet tables")
+    report.print_all(report.console(), *shown)
 
 
 @command
@@ -416,6 +604,7 @@ def sample(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    json_out: JsonOpt = False,
     quiet: QuietOpt = False,
 ) -> None:
     """Draw pairs of items to judge, in proportion to their weight in the difference between
@@ -433,15 +622,33 @@ def sample(
         s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
         s.save_for_raters(tmp[1])
     progress.done()
+    summary = {
+        **header(
+            "sample",
+            pairs=pairs,
+            stable_pairs=stable_pairs,
+            distance_only=distance_only,
+            seed=seed,
+            item_col=item_col,
+            cluster_col=cluster_col,
+            weight_col=weight_col,
+        ),  # fmt: skip
+        "inputs": inputs({"base": base, "exp": exp, "items": items}, d.input_fingerprints),
+        "mode": s.meta["mode"],
+        "draws": s.meta["pairs"] + s.meta["stable_pairs"],
+        "distinct_pairs": len(s),
+        "to_judge": s.raters_table().num_rows,
+        "totals": s.meta["totals"],
+        "written": [str(out), str(raters)],
+    }
+    if json_out:
+        show_json(summary)
+        return
+    shown = {"mode": s.meta["mode"], "draws": summary["draws"], "distinct pairs": len(s),
+             "to judge (no self pairs)": summary["to_judge"], "seed": str(seed)}  # fmt: skip
     console = report.console()
-    console.print(
-        report.kv_table(
-            "Sample",
-            {"mode": s.meta["mode"], "draws": s.meta["pairs"] + s.meta["stable_pairs"],
-             "distinct pairs": len(s), "to judge (no self pairs)": s.raters_table().num_rows,
-             "seed": seed, **{k: v for k, v in s.meta["totals"].items()}},
-        )
-    )  # fmt: skip
+    console.print(report.kv_table("Sample", shown))
+    console.print(report.kv_table("Totals of the diff", s.meta["totals"], "impact"))
     console.print(f"wrote {out} and {raters}")
 
 
@@ -452,14 +659,15 @@ def estimate(
         Path,
         typer.Option("--verdicts", help="Judged pairs: item_i, item_j, verdict (CSV/TSV/Parquet)."),
     ],
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print JSON instead of a table.")
-    ] = False,
+    json_out: JsonOpt = False,
+    report_path: ReportOpt = None,
+    png: PngOpt = None,
     quiet: QuietOpt = False,
 ) -> None:
     """Estimate how good the difference is from judged pairs: good and bad split and merge
     distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
     error and a 95% confidence interval."""
+    outputs = Outputs(report_path, png)
     s = load_sample(sample_file)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -468,20 +676,11 @@ def estimate(
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if json_out:
-        import json
-
-        print(json.dumps(report.json_safe(result), indent=2, allow_nan=False))
-        return
-    t = Table(title=f"Estimates from {verdicts} ({s.meta['mode']} sample)",
-                     title_justify="left")  # fmt: skip
-    for c in ("metric", "estimate", "std error", "95% interval", "judged draws"):
-        t.add_column(c, justify="left" if c == "metric" else "right", no_wrap=True)
-    for name, r in result.items():
-        interval = ("exact" if r.get("exact") else "—" if r["ci_low"] is None
-                    else f"[{report.fmt(r['ci_low'])}, {report.fmt(r['ci_high'])}]")  # fmt: skip
-        t.add_row(name, report.fmt(r["estimate"]), report.fmt(r["std_error"]), interval,
-                  report.fmt(r["pairs"]))  # fmt: skip
-    report.console().print(t)
+        show_json(result)
+    else:
+        title = f"Estimates from {verdicts} ({s.meta['mode']} sample)"
+        report.console().print(report.estimate_table(title, result))
+    outputs.write(result)
 
 
 @command
@@ -507,9 +706,7 @@ def plan(
     ] = None,
     confidence: ConfidenceOpt = 0.95,
     items: ItemsOpt = None,
-    json_out: Annotated[
-        bool, typer.Option("--json", help="Print JSON instead of a table.")
-    ] = False,
+    json_out: JsonOpt = False,
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
@@ -527,15 +724,14 @@ def plan(
     )  # fmt: skip
     progress.done()
     if json_out:
-        import json
-
-        print(json.dumps(report.json_safe(result), indent=2, allow_nan=False))
+        show_json(result)
         return
     console = report.console()
     console.print(
         report.kv_table(
             f"Predicted {report.level(confidence)} half-width per metric",
             result["predicted_half_width"],
+            "estimate",
         )
     )
     basis = "the pilot's proportions" if pilot else "the worst case (proportions of 1/2)"
@@ -547,22 +743,9 @@ def plan(
     )
 
 
-def _write(
-    out: Path,
-    result: Comparison,
-    slices: dict,
-    tables: dict,
-    clusters: dict,
-    extra: dict | None = None,
-) -> None:
+def _write(out: Path, summary: dict, tables: dict, clusters: dict, slices: dict) -> None:
     """summary.json, then one Parquet file per table, per cluster of each side, per slice."""
     out.mkdir(parents=True, exist_ok=True)
-    summary = {
-        "coverage": result.coverage,
-        "overall": result.overall,
-        "slices": {name: report.records(t) for name, t in slices.items()},
-    }
-    summary.update(extra or {})
     report.write_json(out / "summary.json", summary)
     for name, table in tables.items():
         report.write_parquet(out / f"{name}.parquet", table)

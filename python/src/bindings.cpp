@@ -19,6 +19,7 @@
 #include "clusterscore/error.h"
 #include "clusterscore/estimate.h"
 #include "clusterscore/interrupt.h"
+#include "clusterscore/metric_info.h"
 #include "clusterscore/plan.h"
 #include "clusterscore/sampling.h"
 
@@ -545,6 +546,31 @@ NB_MODULE(_core, m) {
       .value("geometric", Average::kGeometric)
       .value("min", Average::kMin)
       .value("max", Average::kMax);
+  nb::enum_<MetricGroup>(m, "MetricGroup")
+      .value("pointwise", MetricGroup::kPointwise)
+      .value("impact", MetricGroup::kImpact)
+      .value("estimate", MetricGroup::kEstimate)
+      .value("classic", MetricGroup::kClassic);
+  nb::enum_<Better>(m, "Better")
+      .value("higher", Better::kHigher)
+      .value("lower", Better::kLower)
+      .value("neither", Better::kNeither);
+  nb::enum_<Unit>(m, "Unit")
+      .value("share", Unit::kShare)
+      .value("count", Unit::kCount)
+      .value("weight", Unit::kWeight)
+      .value("score", Unit::kScore);
+  nb::class_<MetricInfo>(m, "MetricInfo")
+      .def_prop_ro("name", [](const MetricInfo& i) { return std::string(i.name); })
+      .def_ro("group", &MetricInfo::group)
+      .def_ro("better", &MetricInfo::better)
+      .def_ro("unit", &MetricInfo::unit)
+      .def_ro("low", &MetricInfo::low)
+      .def_ro("high", &MetricInfo::high);
+  m.def("metric_registry", [] {
+    const auto r = metric_registry();
+    return std::vector<MetricInfo>(r.begin(), r.end());
+  });
   m.def("classic_from_labels", &classic_from_labels, nb::arg("a"), nb::arg("b"),
         nb::arg("weights").none(), nb::arg("average"), nb::arg("beta"), nb::arg("ami"),
         nb::arg("matching"));

@@ -167,9 +167,9 @@ def test_cli_compare_shows_what_of_the_truth_each_run_scores(tmp_path):
     assert "Coverage of the truth by each run" in lines[0]
     row = {line.split()[1]: line.split()[2:] for line in lines if line.startswith("│ ")}
     # items scored, weight scored, truth items missed, run-only items, truth clusters scored
-    assert row["full"] == ["│", "5", "/", "5", "│", "5", "/", "5", "│", "0", "│", "1", "│",
+    assert row["full"] == ["│", "5", "/", "5", "│", "5.00", "/", "5.00", "│", "0", "│", "1", "│",
                            "3", "/", "3", "│"]  # fmt: skip
-    assert row["part"] == ["│", "3", "/", "5", "│", "3", "/", "5", "│", "2", "│", "0", "│",
+    assert row["part"] == ["│", "3", "/", "5", "│", "3.00", "/", "5.00", "│", "2", "│", "0", "│",
                            "2", "/", "3", "│"]  # fmt: skip
 
 

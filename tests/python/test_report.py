@@ -3,6 +3,7 @@
 import pandas as pd
 from typer.testing import CliRunner
 
+from clusterscore import _format as F
 from clusterscore import _report as report
 from clusterscore.cli import app
 
@@ -24,17 +25,19 @@ def test_labels_are_printed_as_they_are_and_numbers_with_separators():
     assert [c.justify for c in t.columns] == ["left", "left", "right"]
 
 
-def test_numbers_are_printed_without_exponents_where_digits_do():
-    """Large weights with a fraction keep their digits and separators; small rates keep
-    six significant digits, tiny ones an exponent."""
-    assert report.fmt(12499711.73) == "12,499,711.7"
-    assert report.fmt(257822.4) == "257,822.4"
-    assert report.fmt(-123456.75) == "-123,456.8"
-    assert report.fmt(12499712.0) == "12,499,712"
-    assert report.fmt(99999.5) == "99999.5"
-    assert report.fmt(0.919585123) == "0.919585"
-    assert report.fmt(1.464e-4) == "1.464e-04"
-    assert report.fmt(float("nan")) == "—"
+def test_one_format_per_kind_of_column():
+    """Shares and scores with four decimals, counts whole and weights with two decimals,
+    both with thousands separators, whatever the size of the value; undefined is "—"."""
+    assert F.weight(12499711.73) == "12,499,711.73"
+    assert F.weight(-123456.75) == "-123,456.75"
+    assert F.weight(3) == "3.00"
+    assert F.count(12499712.0) == "12,499,712"
+    assert F.share(0.919585123) == "0.9196"
+    assert F.share(1.464e-4) == "0.0001"
+    assert F.share(float("nan")) == "—" and F.count(None) == "—"
+    assert F.for_column("affected_items", "impact") is F.count
+    assert F.for_column("weight_lost") is F.weight
+    assert F.for_column("precision", "pointwise") is F.share
 
 
 def test_cli_prints_integer_cluster_ids_and_slice_values_unformatted(tmp_path, monkeypatch):
@@ -50,10 +53,10 @@ def test_cli_prints_integer_cluster_ids_and_slice_values_unformatted(tmp_path, m
     items_args = ["--items", str(tmp_path / "items.parquet"), "--slice", "year"]
     r = CliRunner().invoke(app, ["evaluate", *args, *items_args])
     assert r.exit_code == 0, r.output
-    rows = [line.split("│")[1:-1] for line in r.output.splitlines() if line.startswith("│ ")]
+    rows = [line.strip("│ ").split("│") for line in r.output.splitlines() if "│" in line]
     first = {cells[0].strip() for cells in rows}
     assert {"1234567", "99", "2024", "2025", "—"} <= first
     assert not {"1,234,567", "2,024", "2024.0"} & first
     per_year = r.output.split("Per year")[1].split("\n\n")[0]
-    null_rows = [line for line in per_year.splitlines() if line.startswith("│ —")]
-    assert len(null_rows) == 1 and null_rows[0].split("│")[2].strip() == "2"  # items 3 and 5
+    null_rows = [line for line in per_year.splitlines() if line.startswith("—")]
+    assert len(null_rows) == 1 and null_rows[0].split("│")[1].strip() == "2"  # items 3 and 5

@@ -1,0 +1,169 @@
+"""The report's charts, as Vega-Lite specifications made with altair. Each takes tables
+the core computed and only arranges them: bucketing for display, and the chart library's
+own marks. Imported only when a report is asked for (altair is an optional extra)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _format as F
+
+# Colours of deltas: better, worse, and not distinguishable from 0 at the confidence asked.
+BETTER, WORSE, UNSURE = "#1a9850", "#d73027", "#9e9e9e"
+_SIZE_EDGES = [1, 2, 3, 6, 11, 21, 51, 101, 1001, np.inf]
+_SIZE_LABELS = ["1", "2", "3–5", "6–10", "11–20", "21–50", "51–100", "101–1000", "1000+"]
+
+
+def _alt() -> Any:
+    try:
+        import altair as alt
+    except ImportError:  # pragma: no cover (the extra is installed in tests)
+        raise ValueError(
+            "reports need the chart library: pip install 'clusterscore[report]'"
+        ) from None
+    return alt
+
+
+def size_bucket(items: pd.Series) -> pd.Series:
+    """Cluster sizes (items) in display buckets: 1, 2, 3–5, ..., 1000+."""
+    return pd.cut(items, bins=_SIZE_EDGES, right=False, labels=_SIZE_LABELS)
+
+
+def estimates_with_intervals(df: pd.DataFrame, title: str, domain: Any = None) -> Any:
+    """A point per row (`label`, `estimate`) with its interval as a rule, coloured by
+    `colour` if the frame has one."""
+    alt = _alt()
+    scale = alt.Scale(zero=False) if domain is None else alt.Scale(zero=False, domain=domain)
+    x = alt.X("estimate:Q", title="value", scale=scale)
+    colour = (
+        alt.Color("colour:N", scale=None, legend=None) if "colour" in df else alt.value("#3366cc")
+    )
+    order = list(dict.fromkeys(df["label"]))
+    y = alt.Y("label:N", title=None, sort=order)
+    base = alt.Chart(df).encode(y=y, tooltip=[c for c in df.columns if c != "colour"])
+    rule = base.mark_rule(strokeWidth=2).encode(x=alt.X("ci_low:Q", title="value"), x2="ci_high:Q",
+                                                color=colour)  # fmt: skip
+    point = base.mark_point(filled=True, size=60).encode(x=x, color=colour)
+    return (rule + point).properties(title=title, width=480)
+
+
+def delta_colours(df: pd.DataFrame, group: str) -> pd.Series:
+    """Each delta's colour: better or worse by its metric's direction where its interval
+    excludes 0, grey where it does not."""
+    marks = [F.mark(lo, hi, F.better(m, group)) for m, lo, hi in
+             zip(df["metric"], df["ci_low"], df["ci_high"], strict=True)]  # fmt: skip
+    return pd.Series([BETTER if m == "▲" else WORSE if m == "▼" else UNSURE for m in marks],
+                     index=df.index)  # fmt: skip
+
+
+def deltas(df: pd.DataFrame, title: str, by: str | None = None) -> Any:
+    """Deltas with their intervals, one row per metric (or per metric and value of `by`),
+    coloured by direction and significance, beside a dashed line at 0."""
+    alt = _alt()
+    data = df.assign(colour=delta_colours(df, "pointwise")).rename(columns={"delta": "estimate"})
+    label = data["metric"] if by is None else data["metric"] + " · " + data[by].map(F.label)
+    data = data.assign(label=label)
+    keep = ["label", "estimate", "ci_low", "ci_high", "colour", "value_a", "value_b"]
+    chart = estimates_with_intervals(data[keep], title)
+    zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
+    return alt.layer(zero, chart)
+
+
+def size_distribution(per_cluster: dict[str, pd.DataFrame], title: str) -> Any:
+    """How many clusters of each size bucket each side has."""
+    alt = _alt()
+    parts = []
+    for side, df in per_cluster.items():
+        counts = size_bucket(df["items"]).value_counts(sort=False)
+        parts.append(pd.DataFrame({"side": side, "size": counts.index.astype(str),
+                                   "clusters": counts.to_numpy()}))  # fmt: skip
+    data = pd.concat(parts, ignore_index=True)
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("size:N", sort=_SIZE_LABELS, title="cluster size (items)"),
+            xOffset="side:N",
+            y=alt.Y("clusters:Q", title="clusters"),
+            color=alt.Color("side:N"),
+            tooltip=["side", "size", "clusters"],
+        )
+        .properties(title=title, width=480)
+    )
+
+
+def by_size(truth_clusters: pd.DataFrame, title: str) -> Any:
+    """Precision and recall of truth clusters by their size: the mean over the clusters
+    of each size bucket (each cluster's value is its items' weighted mean)."""
+    alt = _alt()
+    df = truth_clusters.assign(size=size_bucket(truth_clusters["items"]).astype(str))
+    rows = []
+    for size, part in df.groupby("size", sort=False):
+        for m in ("precision", "recall"):
+            rows.append({"size": size, "metric": m, "mean over clusters": part[m].mean(),
+                         "clusters": len(part)})  # fmt: skip
+    data = pd.DataFrame(rows)
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x=alt.X("size:N", sort=_SIZE_LABELS, title="truth cluster size (items)"),
+            xOffset="metric:N",
+            y=alt.Y("mean over clusters:Q", scale=alt.Scale(domain=[0, 1])),
+            color="metric:N",
+            tooltip=["size", "metric", "mean over clusters", "clusters"],
+        )
+        .properties(title=title, width=480)
+    )
+
+
+def grouped_bars(df: pd.DataFrame, label: str, metrics: list[str], title: str) -> Any:
+    """One bar per metric for each value of `label` (per-slice split and merge distances)."""
+    alt = _alt()
+    data = df.melt(id_vars=[label], value_vars=metrics, var_name="metric", value_name="value")
+    data[label] = data[label].map(F.label)
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            y=alt.Y(f"{label}:N", title=label),
+            x=alt.X("value:Q", stack=True),
+            color="metric:N",
+            tooltip=[label, "metric", "value"],
+        )
+        .properties(title=title, width=480)
+    )
+
+
+def flows(df: pd.DataFrame, title: str) -> Any:
+    """Weight moving between Base and Exp clusters, as a grid of the largest flows."""
+    alt = _alt()
+    data = df.assign(base=df["base_cluster"].map(F.label), exp=df["exp_cluster"].map(F.label))
+    return (
+        alt.Chart(data)
+        .mark_rect()
+        .encode(
+            x=alt.X("exp:N", title="exp cluster", sort="-color"),
+            y=alt.Y("base:N", title="base cluster", sort="-color"),
+            color=alt.Color("weight:Q", scale=alt.Scale(scheme="blues")),
+            tooltip=["base", "exp", "items", "weight", "share_of_base", "share_of_exp"],
+        )
+        .properties(title=title)
+    )
+
+
+def judged_draws(draws: dict[str, int], title: str) -> Any:
+    """How many judged draws each class of pairs has."""
+    alt = _alt()
+    data = pd.DataFrame({"class": list(draws), "judged draws": list(draws.values())})
+    return (
+        alt.Chart(data)
+        .mark_bar()
+        .encode(
+            x="judged draws:Q", y=alt.Y("class:N", title=None), tooltip=["class", "judged draws"]
+        )
+        .properties(title=title, width=480)
+    )

@@ -1,0 +1,335 @@
+"""`cs.report(result, path)`: one self-contained HTML file that opens offline, with the
+charts and tables a person reads to decide (the chart library's JavaScript and every
+style inlined: nothing is fetched when it is viewed), and each chart as a PNG if asked.
+No metric is computed here: the results' tables are arranged, bucketed and drawn."""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _charts as C
+from . import _format as F
+from ._diff import Diff
+from ._evaluate import Evaluation
+from ._runs import RunComparison
+from ._version import __version__
+
+
+def level(confidence: float) -> str:
+    """0.95 → "95%"."""
+    return f"{confidence * 100:.3g}%"
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1100px; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; margin: 0.5em 0 1em; font-size: 0.9em; }
+th, td { padding: 0.2em 0.7em; border-bottom: 1px solid #eee; text-align: right; }
+th { cursor: pointer; background: #f5f5f5; } th.label, td.label { text-align: left; }
+.note { color: #555; font-size: 0.9em; } .chart { margin: 1em 0; }
+.better { color: #1a9850; font-weight: 600; } .worse { color: #d73027; font-weight: 600; }
+.unsure { color: #9e9e9e; }
+"""
+
+# Sorting a table by a header's column: numbers by the value in data-v, text as text.
+_SORT = """
+document.querySelectorAll("table.sortable th").forEach((th, col) => th.addEventListener(
+  "click", () => {
+    const body = th.closest("table").tBodies[0];
+    const up = th.dataset.dir !== "up"; th.dataset.dir = up ? "up" : "down";
+    const key = (tr) => { const td = tr.children[col];
+      return td.dataset.v !== undefined ? parseFloat(td.dataset.v) : td.textContent; };
+    const rows = Array.from(body.rows).sort((a, b) => {
+      const x = key(a), y = key(b);
+      const c = typeof x === "number" ? x - y : String(x).localeCompare(String(y));
+      return up ? c : -c; });
+    rows.forEach((r) => body.appendChild(r)); }));
+"""
+
+
+@functools.lru_cache(maxsize=1)
+def _bundle() -> str:
+    """Vega, Vega-Lite and vega-embed in one script, for the Vega-Lite version altair
+    writes (vl-convert ships them: nothing is downloaded)."""
+    try:
+        import vl_convert
+        from altair.utils._importers import vl_version_for_vl_convert
+    except ImportError:
+        raise ValueError("reports need: pip install 'clusterscore[report]'") from None
+    version = vl_version_for_vl_convert()
+    return vl_convert.javascript_bundle(vl_version=version)  # type: ignore[call-arg]
+
+
+class Page:
+    """A report page: sections of text, charts and tables, written as one file."""
+
+    def __init__(self, title: str, subtitle: str) -> None:
+        self.title, self.subtitle = title, subtitle
+        self.parts: list[str] = []
+        self.charts: dict[str, dict[str, Any]] = {}
+
+    def section(self, heading: str) -> None:
+        self.parts.append(f"<h2>{html.escape(heading)}</h2>")
+
+    def text(self, words: str) -> None:
+        self.parts.append(f'<p class="note">{html.escape(words)}</p>')
+
+    def chart(self, name: str, chart: Any) -> None:
+        """A chart, drawn where the page puts it; `name` names its PNG."""
+        self.charts[name] = chart.to_dict()
+        self.parts.append(f'<div class="chart" id="chart-{name}"></div>')
+
+    def table(self, df: pd.DataFrame, columns: Sequence[str], labels: Sequence[str] = (),
+              group: str | None = None, marks: pd.Series | None = None) -> None:  # fmt: skip
+        """A sortable table of `columns`, numbers in their column's format; `marks` (one
+        of "better", "worse", "unsure" per row) colours the row's delta."""
+        head = "".join(
+            f'<th class="{"label" if c in labels else ""}">{html.escape(c)}</th>' for c in columns
+        )
+        rows = []
+        for i, r in enumerate(df[list(columns)].itertuples(index=False)):
+            cells = []
+            for c, v in zip(columns, r, strict=True):
+                v = v.item() if hasattr(v, "item") else v
+                if c in labels:
+                    cells.append(f'<td class="label">{html.escape(F.label(v))}</td>')
+                    continue
+                cls = f' class="{marks.iloc[i]}"' if marks is not None and c == "delta" else ""
+                sort = f' data-v="{v}"' if isinstance(v, (int, float)) and not F.missing(v) else ""
+                cells.append(f"<td{cls}{sort}>{html.escape(F.for_column(c, group)(v))}</td>")
+            rows.append("<tr>" + "".join(cells) + "</tr>")
+        self.parts.append(
+            f'<table class="sortable"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+
+    def values(self, values: dict[str, Any], group: str) -> None:
+        """A table of named values, each in its metric's format."""
+        rows = "".join(
+            f'<tr><td class="label">{html.escape(k)}</td>'
+            f"<td>{html.escape(F.for_column(k, group)(v))}</td></tr>"
+            for k, v in values.items()
+        )
+        self.parts.append(
+            '<table><thead><tr><th class="label">metric</th><th>value</th></tr></thead>'
+            f"<tbody>{rows}</tbody></table>"
+        )
+
+    def html(self) -> str:
+        specs = json.dumps(self.charts).replace("</", "<\\/")
+        draw = (
+            f"const specs = {specs};\n"
+            "for (const [name, spec] of Object.entries(specs)) {\n"
+            '  vegaEmbed("#chart-" + name, spec, {renderer: "svg", actions: false})'
+            ".catch((e) => console.error(e));\n}\n"
+        )
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style>"
+            f"<script>{_bundle()}</script></head><body>"
+            f'<h1>{html.escape(self.title)}</h1><p class="note">{html.escape(self.subtitle)}</p>'
+            + "".join(self.parts)
+            + f"<script>{_SORT}\n{draw}</script></body></html>\n"
+        )
+
+    def write(self, path: Path, png: Path | None = None) -> None:
+        path.write_text(self.html(), encoding="utf-8")
+        if png is not None:
+            import vl_convert
+
+            png.mkdir(parents=True, exist_ok=True)
+            for name, spec in self.charts.items():
+                (png / f"{name}.png").write_bytes(vl_convert.vegalite_to_png(spec, scale=2))
+
+
+def _coverage(page: Page, coverage: dict[str, Any], roles: Sequence[str]) -> None:
+    rows = []
+    for role in roles:
+        rows.append({"set": role, "items": coverage[f"{role}_items"],
+                     "weight": coverage[f"{role}_weight"]})  # fmt: skip
+    rows.append({"set": "common (scored)", "items": coverage["common_items"],
+                 "weight": coverage["common_weight"]})  # fmt: skip
+    for role in roles:
+        rows.append({"set": f"only in {role}", "items": coverage[f"{role}_only_items"],
+                     "weight": coverage[f"{role}_only_weight"]})  # fmt: skip
+    page.section("Coverage")
+    page.table(pd.DataFrame(rows), ["set", "items", "weight"], labels=["set"])
+
+
+def _interval_rows(intervals: pd.DataFrame, label: str = "metric") -> pd.DataFrame:
+    return intervals.assign(label=intervals[label].map(F.label))
+
+
+def _evaluation(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
+    _coverage(page, ev.coverage, ev.roles)
+    iv = ev.intervals()
+    page.section(f"Overall ({ev.estimand})")
+    page.chart("overall", C.estimates_with_intervals(
+        _interval_rows(iv)[["label", "estimate", "std_error", "ci_low", "ci_high"]],
+        f"Every metric with its {level(ev.bootstrap.confidence)} interval"))  # fmt: skip
+    page.table(iv, ["metric", "estimate", "std_error", "ci_low", "ci_high"], labels=["metric"])
+    for name in slices:
+        by = ev.intervals(by=name)
+        by = by[by["metric"].isin(["precision", "recall", "f1"])]
+        page.section(f"Per {name}")
+        page.chart(f"slice-{name}", C.estimates_with_intervals(
+            _interval_rows(by, name).assign(label=lambda d: d["metric"] + " · " + d["label"])[
+                ["label", "estimate", "ci_low", "ci_high"]], f"Precision, recall and F1 per {name}"
+        ))  # fmt: skip
+        page.table(by, [name, "metric", "estimate", "std_error", "ci_low", "ci_high"],
+                   labels=[name, "metric"])  # fmt: skip
+    clusters = {side: ev.per_cluster(side) for side in ev.roles}
+    page.section("By cluster size")
+    page.chart("by-size", C.by_size(clusters["truth"], "Truth clusters: precision and recall"))
+    page.chart("sizes", C.size_distribution(clusters, "Cluster sizes"))
+    for side, rate, metric in (("truth", "under_merge_rate", "recall"),
+                               ("actual", "over_merge_rate", "precision")):  # fmt: skip
+        df = clusters[side]
+        worst = df.assign(weight_lost=df["weight"] * df[rate])
+        worst = worst.sort_values("weight_lost", ascending=False, kind="stable").head(50)
+        page.section(f"Worst {side} clusters by {metric}")
+        page.text(f"weight lost = weight × (1 − {metric}); click a header to sort")
+        page.table(worst, ["cluster_id", "items", "weight", metric, "weight_lost"],
+                   labels=["cluster_id"], group="pointwise")  # fmt: skip
+
+
+def _comparison(page: Page, rc: RunComparison, slices: Sequence[str]) -> None:
+    page.section("Coverage of the truth by each run")
+    cov = pd.DataFrame([{"run": name, **e.coverage} for name, e in rc.evaluations.items()])
+    page.table(cov, ["run", "common_items", "truth_items", "actual_only_items", "common_weight"],
+               labels=["run"])  # fmt: skip
+    page.section("Overall metrics per run")
+    per_run = pd.concat([_interval_rows(e.intervals()).assign(run=name)
+                         for name, e in rc.evaluations.items()])  # fmt: skip
+    per_run = per_run.assign(label=per_run["run"] + " · " + per_run["label"])
+    page.chart("runs", C.estimates_with_intervals(
+        per_run[["label", "estimate", "ci_low", "ci_high"]], "Every run's metrics"))  # fmt: skip
+    page.table(
+        per_run, ["run", "metric", "estimate", "ci_low", "ci_high"], labels=["run", "metric"]
+    )
+    tables = {"overall": rc.deltas(), **{s: rc.deltas(s) for s in slices}}
+    for key, df in tables.items():
+        by = None if key == "overall" else key
+        if by is not None:
+            df = df[df["metric"].isin(["precision", "recall", "f1"])]
+        for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
+            title = f"{b} − {a}" + ("" if by is None else f", per {by}")
+            page.section(title)
+            page.text(
+                "green: better, red: worse (the interval excludes 0); grey: not distinguishable"
+            )
+            page.chart(f"deltas-{key}-{a}-{b}", C.deltas(part, title, by))
+            marks = C.delta_colours(part, "pointwise").map(
+                {C.BETTER: "better", C.WORSE: "worse", C.UNSURE: "unsure"})  # fmt: skip
+            cols = ([by] if by else []) + ["metric", "value_a", "value_b", "delta", "std_error",
+                                          "ci_low", "ci_high"]  # fmt: skip
+            page.table(part, cols, labels=([by] if by else []) + ["metric"], marks=marks)
+
+
+def _diff(page: Page, d: Diff, slices: Sequence[str]) -> None:
+    _coverage(page, d.coverage, d.roles)
+    page.section("Overall impact")
+    page.values(d.overall, "impact")
+    for name in slices:
+        df = d.per_slice(name)
+        page.section(f"Per {name}")
+        bars = C.grouped_bars(df, name, ["split_distance", "merge_distance"],
+                              f"Split and merge distance per {name}")  # fmt: skip
+        page.chart(f"slice-{name}", bars)
+        page.table(df, [name, "items", "weight", "split_distance", "merge_distance",
+                        "affected_weight"], labels=[name], group="impact")  # fmt: skip
+    clusters = {side: d.per_cluster(side) for side in d.roles}
+    page.section("Flows between the largest changed clusters")
+    flows = d.flows()
+    top_base = set(_most_changed(clusters["base"])["cluster_id"].head(15))
+    top = flows[flows["base_cluster"].isin(top_base)].head(200)
+    page.chart("flows", C.flows(top, "Weight from each base cluster to each exp cluster"))
+    page.chart("sizes", C.size_distribution(clusters, "Cluster sizes"))
+    for side in d.roles:
+        page.section(f"{side} clusters that changed the most")
+        page.text("changed weight = weight × jaccard_distance; click a header to sort")
+        page.table(_most_changed(clusters[side]).head(50),
+                   ["cluster_id", "items", "weight", "split_rate", "merge_rate", "changed_weight"],
+                   labels=["cluster_id"], group="impact")  # fmt: skip
+
+
+def _most_changed(df: pd.DataFrame) -> pd.DataFrame:
+    out = df.assign(changed_weight=df["weight"] * df["jaccard_distance"])
+    return out.sort_values("changed_weight", ascending=False, kind="stable").query(
+        "changed_weight > 0"
+    )
+
+
+# Which estimate's judged draws count each class of pairs.
+_CLASSES = {"split pairs": "good_split_distance", "merge pairs": "good_merge_distance",
+            "stable pairs": "affected_good_index"}  # fmt: skip
+
+
+def _estimates(page: Page, result: dict[str, dict[str, Any]]) -> None:
+    rows = [{"metric": k, **v} for k, v in result.items()]
+    df = pd.DataFrame(rows)
+    page.section("Estimates from judged pairs")
+    judged = df[~df.get("exact", pd.Series(False, index=df.index)).fillna(False).astype(bool)]
+    colour = [C.BETTER if F.better(m, "estimate") == "higher" else
+              C.WORSE if F.better(m, "estimate") == "lower" else C.UNSURE
+              for m in judged["metric"]]  # fmt: skip
+    page.chart("estimates", C.estimates_with_intervals(
+        judged.assign(label=judged["metric"], colour=colour)[
+            ["label", "estimate", "std_error", "ci_low", "ci_high", "colour"]],
+        "Estimates with their 95% intervals (green: good parts, red: bad parts)"))  # fmt: skip
+    page.table(df, ["metric", "estimate", "std_error", "ci_low", "ci_high", "pairs"],
+               labels=["metric"], group="estimate")  # fmt: skip
+    draws = {k: int(result[m]["pairs"]) for k, m in _CLASSES.items() if m in result}
+    page.section("Judged draws per class")
+    page.chart("judged", C.judged_draws(draws, "Judged draws per class of pairs"))
+
+
+def report(
+    result: Any,
+    path: str | Path,
+    *,
+    slices: Sequence[str] = (),
+    png: str | Path | None = None,
+    title: str | None = None,
+) -> None:
+    """Writes `result` (from `evaluate`, `compare`, `diff` or `estimate`) as one
+    self-contained HTML file that opens offline: coverage, overall metrics with their
+    intervals, deltas coloured by direction and significance, per-slice views for the
+    items-table columns `slices`, cluster sizes, the worst clusters as sortable tables,
+    flows of a diff, and an estimate's judged draws. `png`: a folder to write each chart
+    to as a PNG as well. Needs the `report` extra (altair, vl-convert-python)."""
+    kind, fill = _kind(result)
+    page = Page(title or f"clusterscore {kind}", f"clusterscore {__version__}")
+    if isinstance(slices, str):
+        slices = [slices]
+    if kind == "estimate":
+        fill(page, result)
+    else:
+        fill(page, result, list(slices))
+    page.write(Path(path), None if png is None else Path(png))
+
+
+def _kind(result: Any) -> tuple[str, Any]:
+    if isinstance(result, Evaluation):
+        return "evaluate", _evaluation
+    if isinstance(result, RunComparison):
+        return "compare", _comparison
+    if isinstance(result, Diff):
+        return "diff", _diff
+    if (
+        isinstance(result, dict)
+        and result
+        and all(isinstance(v, dict) and "estimate" in v for v in result.values())
+    ):
+        return "estimate", _estimates
+    raise ValueError(
+        "report: expected the result of evaluate, compare, diff or estimate, got"
+        f" {type(result).__name__}"
+    )

@@ -14,14 +14,25 @@
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
 """
 
-from ._diff import Diff, diff
-from ._evaluate import Evaluation, evaluate
-from ._html_report import report
-from ._memory import release_memory
-from ._plan import plan_pairs
-from ._runs import RunComparison, compare
-from ._sample import PairSample, estimate, load_sample, sample_pairs
-from ._version import __version__ as __version__
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Each public name and the module that holds it. The modules load when a name is first
+# used, not at `import clusterscore`: numpy, pandas, pyarrow and the core take about a
+# second to load, and the command line must be able to answer Ctrl-C during that second.
+_HOME = {
+    "Diff": "_diff", "diff": "_diff",
+    "Evaluation": "_evaluate", "evaluate": "_evaluate",
+    "report": "_html_report",
+    "release_memory": "_memory",
+    "plan_pairs": "_plan",
+    "RunComparison": "_runs", "compare": "_runs",
+    "PairSample": "_sample", "estimate": "_sample", "load_sample": "_sample",
+    "sample_pairs": "_sample",
+    "__version__": "_version",
+}  # fmt: skip
 
 __all__ = [
     "Diff",
@@ -38,3 +49,26 @@ __all__ = [
     "report",
     "sample_pairs",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'clusterscore' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOME[name]}", __name__), name)
+    globals()[name] = value  # found directly from now on
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME])
+
+
+if TYPE_CHECKING:  # what a type checker and an editor see
+    from ._diff import Diff, diff
+    from ._evaluate import Evaluation, evaluate
+    from ._html_report import report
+    from ._memory import release_memory
+    from ._plan import plan_pairs
+    from ._runs import RunComparison, compare
+    from ._sample import PairSample, estimate, load_sample, sample_pairs
+    from ._version import __version__ as __version__

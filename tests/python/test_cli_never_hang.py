@@ -140,3 +140,27 @@ def test_classic_block_only_when_asked(tmp_path):
     asked = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--classic"],
                            capture_output=True, text=True)  # fmt: skip
     assert "Classic metrics" in asked.stdout and "clustering_error" in asked.stdout
+
+
+@pytest.mark.parametrize("delay", [0.25, 0.5, 0.8])
+def test_ctrl_c_while_the_command_starts_exits_130(delay):
+    """Ctrl-C while the libraries load (the first second of every run): the one line
+    `interrupted` and status 130, not a traceback or death by signal."""
+    command = os.path.join(os.path.dirname(sys.executable), "clusterscore")
+    p = subprocess.Popen([command, "evaluate", *EXAMPLE_ARGS], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True)  # fmt: skip
+    time.sleep(delay)
+    p.send_signal(signal.SIGINT)
+    rc = p.wait(timeout=30)
+    stderr = p.stderr.read()
+    assert rc == 130, (rc, stderr)
+    assert "Traceback" not in stderr and stderr.strip().splitlines()[-1] == "interrupted"
+
+
+def test_importing_the_package_loads_no_heavy_library():
+    """`import clusterscore` is cheap: the modules behind its names load on first use."""
+    code = (
+        "import sys, clusterscore; print(sorted({'pandas', 'pyarrow', 'numpy'} & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

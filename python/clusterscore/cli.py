@@ -177,8 +177,12 @@ class Outputs:
 
 
 def show_json(summary: dict[str, Any]) -> None:
-    """--json: the summary on stdout, nothing else (progress and warnings go to stderr)."""
-    print(json.dumps(report.json_safe(summary), indent=2, allow_nan=False))
+    """--json: the summary on stdout, nothing else (progress and warnings go to stderr).
+    A reader that has gone (`| head`) stops the printing, not the command."""
+    try:
+        print(json.dumps(report.json_safe(summary), indent=2, allow_nan=False), flush=True)
+    except BrokenPipeError:
+        report.silence_stdout()
 
 
 def inputs(paths: dict[str, Any], fingerprints: dict[str, str]) -> dict[str, Any]:
@@ -308,7 +312,10 @@ def evaluate(
 
 def _wrote(json_out: bool, what: str) -> None:
     """Says what was written, on stdout, or on stderr when stdout carries JSON."""
-    print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout)
+    try:
+        print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout, flush=True)
+    except BrokenPipeError:
+        report.silence_stdout()
 
 
 def _evaluation_summary(

@@ -122,12 +122,13 @@ def test_progress_on_a_terminal_only(tmp_path):
     assert quiet.wait() == 0
 
 
-def test_a_reader_that_stops_early_does_not_stop_out(tmp_path):
+@pytest.mark.parametrize("json_out, read", [([], 10), (["--json"], 10), (["--json"], 0)])
+def test_a_reader_that_stops_early_does_not_stop_out(tmp_path, json_out, read):
     out = tmp_path / "out"
-    proc = subprocess.Popen([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", out],
+    proc = subprocess.Popen([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", out, *json_out],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
-    proc.stdout.read(10)
-    proc.stdout.close()  # as `| head -c 10` does
+    proc.stdout.read(read)
+    proc.stdout.close()  # as `| head -c 10` does, or a reader gone before any output
     assert proc.wait() == 0, proc.stderr.read()
     assert (out / "summary.json").exists() and (out / "per_item.parquet").exists()
 

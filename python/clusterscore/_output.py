@@ -27,6 +27,18 @@ def check_writable(path: Path, *, directory: bool) -> None:
         raise ValueError(f"{path}: cannot write in {parent} (permission denied)")
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _as_if_created(path: Path, mode: int) -> None:
+    """The permissions `path` would have had if made by open() or mkdir() (the temporary
+    ones are private: 0600 files, 0700 folders)."""
+    os.chmod(path, mode & ~_umask())
+
+
 class StagedDir:
     """`with StagedDir(out) as tmp:` the files written into `tmp` (a hidden folder beside
     `out`) become `out`'s when the block ends without an error; otherwise they are
@@ -40,6 +52,7 @@ class StagedDir:
     def __enter__(self) -> Path:
         self.out.parent.mkdir(parents=True, exist_ok=True)
         self.tmp = Path(tempfile.mkdtemp(prefix=f".{self.out.name}.", dir=self.out.parent))
+        _as_if_created(self.tmp, 0o777)
         return self.tmp
 
     def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
@@ -70,6 +83,7 @@ class StagedFiles:
             p.parent.mkdir(parents=True, exist_ok=True)
             fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=p.suffix, dir=p.parent)
             os.close(fd)
+            _as_if_created(Path(name), 0o666)
             self.tmps.append(Path(name))
         return self.tmps
 

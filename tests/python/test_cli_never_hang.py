@@ -165,3 +165,18 @@ def test_importing_the_package_loads_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_outputs_get_the_permissions_of_a_file_written_directly(tmp_path):
+    """Staged out of sight in private temporary files, they end with the umask's modes."""
+    mask = os.umask(0o022)
+    try:
+        out, report = tmp_path / "out", tmp_path / "r.html"
+        proc = subprocess.run([*CLI, "diff", *EXAMPLE_ARGS[:2], "--out", out, "--report", report],
+                              capture_output=True, text=True)  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        assert (out.stat().st_mode & 0o777) == 0o755
+        assert ((out / "summary.json").stat().st_mode & 0o777) == 0o644
+        assert (report.stat().st_mode & 0o777) == 0o644
+    finally:
+        os.umask(mask)

@@ -81,18 +81,7 @@ def size_distribution(per_cluster: dict[str, pd.DataFrame], title: str) -> Any:
         parts.append(pd.DataFrame({"side": side, "size": counts.index.astype(str),
                                    "clusters": counts.to_numpy()}))  # fmt: skip
     data = pd.concat(parts, ignore_index=True)
-    return (
-        alt.Chart(data)
-        .mark_bar()
-        .encode(
-            x=alt.X("size:N", sort=_SIZE_LABELS, title="cluster size (items)"),
-            xOffset="side:N",
-            y=alt.Y("clusters:Q", title="clusters"),
-            color=alt.Color("side:N"),
-            tooltip=["side", "size", "clusters"],
-        )
-        .properties(title=title, width=480)
-    )
+    return _by_bucket(data, "side", alt.Y("clusters:Q"), "cluster size (items)", title)
 
 
 def by_size(truth_clusters: pd.DataFrame, title: str) -> Any:
@@ -105,16 +94,22 @@ def by_size(truth_clusters: pd.DataFrame, title: str) -> Any:
         for m in ("precision", "recall"):
             rows.append({"size": size, "metric": m, "mean over clusters": part[m].mean(),
                          "clusters": len(part)})  # fmt: skip
-    data = pd.DataFrame(rows)
+    y = alt.Y("mean over clusters:Q", scale=alt.Scale(domain=[0, 1]))
+    return _by_bucket(pd.DataFrame(rows), "metric", y, "truth cluster size (items)", title)
+
+
+def _by_bucket(data: pd.DataFrame, series: str, y: Any, x_title: str, title: str) -> Any:
+    """Bars per size bucket (the frame's `size`), one per value of `series` side by side."""
+    alt = _alt()
     return (
         alt.Chart(data)
         .mark_bar()
         .encode(
-            x=alt.X("size:N", sort=_SIZE_LABELS, title="truth cluster size (items)"),
-            xOffset="metric:N",
-            y=alt.Y("mean over clusters:Q", scale=alt.Scale(domain=[0, 1])),
-            color="metric:N",
-            tooltip=["size", "metric", "mean over clusters", "clusters"],
+            x=alt.X("size:N", sort=_SIZE_LABELS, title=x_title),
+            xOffset=f"{series}:N",
+            y=y,
+            color=f"{series}:N",
+            tooltip=list(data.columns),
         )
         .properties(title=title, width=480)
     )

@@ -292,7 +292,7 @@ def evaluate(
             classic=classic,
             intervals=intervals_on,
             **report.estimation_summary(result)["options"],
-        ),  # fmt: skip
+        ),
         "inputs": inputs(
             {"truth": truth, "actual": actual, "items": items}, result.input_fingerprints
         ),  # fmt: skip
@@ -427,7 +427,7 @@ def compare(
             weight_col=weight_col,
             slices=list(slices),
             **report.estimation_summary(first)["options"],
-        ),  # fmt: skip
+        ),
         "inputs": {
             "truth": inputs({"truth": truth}, first.input_fingerprints)["truth"],
             **{
@@ -536,7 +536,7 @@ def diff(
             cluster_col=cluster_col,
             weight_col=weight_col,
             slices=list(slices),
-        ),  # fmt: skip
+        ),
         "inputs": inputs({"base": base, "exp": exp, "items": items}, result.input_fingerprints),
         "coverage": result.coverage,
         "overall": result.overall,
@@ -639,7 +639,7 @@ def sample(
             item_col=item_col,
             cluster_col=cluster_col,
             weight_col=weight_col,
-        ),  # fmt: skip
+        ),
         "inputs": inputs({"base": base, "exp": exp, "items": items}, d.input_fingerprints),
         "mode": s.meta["mode"],
         "draws": s.meta["pairs"] + s.meta["stable_pairs"],

@@ -243,14 +243,15 @@ def deltas_table(title: str, df: pd.DataFrame, labels: list[str], confidence: fl
     t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for c in labels:
         t.add_column(c)
-    for c in ("value_a", "value_b", "delta", "", "std_error", f"{level(confidence)} interval"):
+    # No standard-error column (--out, --json and --report have it): with it, a per-slice
+    # table does not fit in 80 columns.
+    for c in ("value_a", "value_b", "delta", f"{level(confidence)} interval"):
         t.add_column(c, justify="right", no_wrap=True)
     for r in df.to_dict("records"):
         sign = F.mark(r["ci_low"], r["ci_high"], F.better(r["metric"], "pointwise"))
         t.add_row(
             *(F.label(r[c]) for c in labels), F.share(r["value_a"]), F.share(r["value_b"]),
-            F.share(r["delta"]), sign, F.share(r["std_error"]),
-            F.interval(r["ci_low"], r["ci_high"]),
+            f"{F.share(r['delta'])} {sign or ' '}", F.interval(r["ci_low"], r["ci_high"]),
         )  # fmt: skip
     t.caption = "▲ better, ▼ worse: the interval excludes 0"
     return t

@@ -2,6 +2,7 @@
 130 and no half-written --out; --out is checked before the work; progress lines appear
 on a terminal only; a reader that stops early (`| head`) does not stop --out."""
 
+import json
 import os
 import pty
 import select
@@ -137,7 +138,8 @@ def test_classic_block_only_when_asked(tmp_path):
     plain = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", tmp_path / "a"],
                            capture_output=True, text=True)  # fmt: skip
     assert "Classic" not in plain.stdout
-    assert "classic" not in (tmp_path / "a" / "summary.json").read_text()
+    summary = json.loads((tmp_path / "a" / "summary.json").read_text())
+    assert "classic" not in summary and summary["options"]["classic"] is False
     asked = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--classic"],
                            capture_output=True, text=True)  # fmt: skip
     assert "Classic metrics" in asked.stdout and "clustering_error" in asked.stdout

@@ -188,7 +188,7 @@ def test_cli_compare_tables_keep_whole_names_and_four_decimals(tmp_path, monkeyp
     """At 80 columns (a terminal) or wider (output to a file), no metric name or number is
     cut short."""
     out = _compare_output(_two_runs_missing_items(tmp_path), monkeypatch, columns)
-    assert "…" not in out.split("overall (95 % intervals")[1]
+    assert "…" not in out.split("overall (95% intervals")[1]
     names = [line.split()[0] for line in out.splitlines() if "│" in line and "┃" not in line]
     assert {"jaccard_index", "jaccard_distance", "under_merge_rate", "f1_of_means"} <= set(names)
     lines = [line.strip() for line in out.splitlines()]

@@ -112,9 +112,9 @@ def test_cli_writes_summary_and_tables(tmp_path, figure2, run_cli):
     assert "Classic metrics" in proc.stdout
     summary = json.loads((out / "summary.json").read_text())
     close(summary["overall"], OVERALL)
-    assert set(summary) == {"coverage", "overall", "slices", "classic", "truth_scope",
-                            "cluster_weights", "estimand", "options", "intervals",
-                            "slice_intervals"}  # fmt: skip
+    assert set(summary) == {"command", "version", "inputs", "coverage", "overall", "slices",
+                            "classic", "truth_scope", "cluster_weights", "estimand", "options",
+                            "intervals", "slice_intervals"}  # fmt: skip
     assert summary["truth_scope"] == "common" and summary["options"]["resamples"] == 1000
     by_metric = {r["metric"]: r for r in summary["intervals"]}
     assert by_metric["precision"]["estimate"] == pytest.approx(OVERALL["precision"])

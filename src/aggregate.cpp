@@ -162,8 +162,8 @@ class Aggregator {
   // weight and count are read in order, which the hardware prefetches already.
   [[gnu::always_inline]] void prefetch_unit(size_t u) const {
     const double* row = m_.row(cell(u));
-    __builtin_prefetch(row);
-    if (k_ > 8) __builtin_prefetch(row + k_ - 1);
+    detail::prefetch(row);
+    if (k_ > 8) detail::prefetch(row + k_ - 1);
   }
   void add(size_t u, Sums* s) const {
     const double w = u_.weight[u];
@@ -273,7 +273,7 @@ class Aggregator {
       for (size_t g = 0; g < groups; ++g) sums[g].clear();
       for (size_t e = start[p]; e < start[p + 1]; ++e) {
         detail::prefetch_stream(order.data(), e);
-        if (e + kPrefetch < start[parts]) __builtin_prefetch(m_.row(order[e + kPrefetch].cell));
+        if (e + kPrefetch < start[parts]) detail::prefetch(m_.row(order[e + kPrefetch].cell));
         add(order[e], &sums[order[e].group - base]);
       }
       for (size_t g = 0; g < groups; ++g) emit(base + uint32_t(g), sums[g], &o);

@@ -191,7 +191,7 @@ void unsplit(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
       continue;
     }
     const size_t at = next[b.block_of(rows[i])]++;
-    __builtin_prefetch(cell.data() + at + 16);  // the stream's next line
+    detail::prefetch_lines_ahead(cell.data() + at, 1);  // the stream's next line
     out[i] = cell[at];
   }
 }
@@ -277,7 +277,7 @@ class CellPass {
       const size_t run = p;
       do {
         // The column states are touched at random.
-        if (p + kAhead < stop) __builtin_prefetch(&cols_[rec[p + kAhead].col], 1);
+        if (p + kAhead < stop) detail::prefetch_for_write(&cols_[rec[p + kAhead].col]);
         double wi = 1.0;
         if constexpr (HasWeight<R>) wi = rec[p].weight;
         w.add(wi);

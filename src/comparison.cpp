@@ -82,7 +82,7 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
     // Only for items with a cell: with a small truth, most items have none.
     if (i + ahead < j.n_items() && cell_of_item[i + ahead] != kNone &&
         j.items_row[i + ahead] != kNone)
-      __builtin_prefetch(&codes[j.items_row[i + ahead]]);
+      detail::prefetch(&codes[j.items_row[i + ahead]]);
     if (cell_of_item[i] == kNone) {
       group[i] = kNone;
       continue;

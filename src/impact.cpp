@@ -30,8 +30,8 @@ Sizes sizes_of(const CellTable& cells, size_t k) {
 // inlined: GCC deems a function whose only effect is a prefetch pure and drops calls.
 [[gnu::always_inline]] inline void prefetch_column(const CellTable& cells, size_t k) {
   if (k >= cells.size()) return;
-  __builtin_prefetch(&cells.col_weight[cells.col[k]]);
-  __builtin_prefetch(&cells.col_count[cells.col[k]]);
+  detail::prefetch(&cells.col_weight[cells.col[k]]);
+  detail::prefetch(&cells.col_count[cells.col[k]]);
 }
 
 }  // namespace
@@ -111,7 +111,7 @@ FlowTable changed_flows(const CellTable& cells) {
   BigVector<Flow> flows;
   for (size_t k = 0; k < cells.size(); ++k) {
     if (k + detail::kPrefetch < cells.size())  // columns come at random (cells are by row)
-      __builtin_prefetch(&cells.col_cells[cells.col[k + detail::kPrefetch]]);
+      detail::prefetch(&cells.col_cells[cells.col[k + detail::kPrefetch]]);
     const uint32_t r = cells.row[k], c = cells.col[k];
     if (cells.row_cells[r] > 1 || cells.col_cells[c] > 1)
       flows.push_back({cells.weight[k], r, c, cells.count[k]});

@@ -86,8 +86,8 @@ void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings
   // random places, and a lookup followed by a dependent miss would serialise them.
   for (size_t r = 0; r < found.size(); ++r) {
     if (r + kPrefetch < found.size() && found[r + kPrefetch] != kNone) {
-      __builtin_prefetch(&j->items_row[found[r + kPrefetch]], 1);
-      __builtin_prefetch(&j->weight[found[r + kPrefetch]], 1);
+      detail::prefetch_for_write(&j->items_row[found[r + kPrefetch]]);
+      detail::prefetch_for_write(&j->weight[found[r + kPrefetch]]);
     }
     const uint32_t item = found[r];
     if (item == kNone) {
@@ -121,7 +121,8 @@ void add_b(const ClusteringInput& b, Interner& ids, JoinedClusterings* j) {
   j->a_cluster.resize(ids.size(), kNone);
   j->b_cluster.assign(ids.size(), kNone);
   for (size_t r = 0; r < found.size(); ++r) {
-    if (r + kPrefetch < found.size()) __builtin_prefetch(&j->b_cluster[found[r + kPrefetch]], 1);
+    if (r + kPrefetch < found.size())
+      detail::prefetch_for_write(&j->b_cluster[found[r + kPrefetch]]);
     uint32_t& cluster = j->b_cluster[found[r]];
     if (cluster != kNone) duplicate(b.role, b.items, first_row_with(b.items, r), r);
     cluster = b_row_cluster[r];

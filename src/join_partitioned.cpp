@@ -204,7 +204,7 @@ class PartTable {
     tag_ += kSeenBits + 1;
   }
   [[gnu::always_inline]] void prefetch(uint64_t hash) const {
-    __builtin_prefetch(&slots_[hash & mask_], 1);
+    detail::prefetch_for_write(&slots_[hash & mask_]);
   }
   // The slot of `hash`; a new one (no Seen bits, for the caller to set) if absent.
   // Inlined in the three loops that call it: as a call, it kept their state in memory.
@@ -321,7 +321,7 @@ class PartitionedJoin {
       const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
       // Too many streams for the hardware to follow: each fetches its own next lines, two
       // lines ahead.
-      __builtin_prefetch(&entries[at + 8]);
+      detail::prefetch_lines_ahead(&entries[at], detail::kStreamLinesAhead);
       const Found& f = entries[at].found;
       b_cluster[r] = f.b_cluster;
       weight[r] = f.weight;
@@ -345,7 +345,7 @@ class PartitionedJoin {
       if (i + 2 * kAhead < n) {
         if (const uint32_t r = b_of[i + 2 * kAhead]; r != kNone) {
           prefetch_offset(b, r);
-          __builtin_prefetch(&b_row_cluster[r]);
+          detail::prefetch(&b_row_cluster[r]);
         }
         if (t_of && t_of[i + 2 * kAhead] != kNone) prefetch_offset(t_->items, t_of[i + 2 * kAhead]);
       }
@@ -469,7 +469,7 @@ class PartitionedJoin {
     std::vector<size_t> next = pb_.begin;
     each_b_only_row([&](size_t r) {
       const size_t at = next[part_of(hash_(b_.items, r), bits)]++;
-      __builtin_prefetch(&entries[at + 8]);  // as in unpartition()
+      detail::prefetch_lines_ahead(&entries[at], detail::kStreamLinesAhead);  // as in unpartition()
       const Found& f = entries[at].found;
       *b_cluster++ = b_row_cluster[r];
       *weight++ = f.weight;

@@ -25,7 +25,7 @@ Counts counts_of(const CellTable& cells, const ActualMarginals& m, size_t k) {
 // inlined: GCC deems a function whose only effect is a prefetch pure and drops calls.
 [[gnu::always_inline]] inline void prefetch_column(const CellTable& cells, const ActualMarginals& m,
                                                    size_t k) {
-  if (k < cells.size()) __builtin_prefetch(&m.col_weight[cells.col[k]]);
+  if (k < cells.size()) detail::prefetch(&m.col_weight[cells.col[k]]);
 }
 
 }  // namespace

@@ -49,7 +49,7 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
     for (size_t k = 0; k < units.group.size(); ++k) {
       detail::poll_every(k);
       if (k + detail::kPrefetch < cells.size())
-        __builtin_prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);
+        detail::prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);
       const uint32_t g = units.group[k];
       if (g == kNone) continue;
       const double w = units.weight[k], d = design_of(k);
@@ -72,7 +72,7 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
     for (size_t k = 0; k < cells.size(); ++k) {
       detail::poll_every(k);
       if (k + detail::kPrefetch < cells.size())
-        __builtin_prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);
+        detail::prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);
       cell[k] = {cells.weight[k], m.col_weight[cells.col[k]], cells.row_weight[cells.row[k]],
                  design_of(k)};
     }
@@ -80,7 +80,7 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
       detail::poll_every(u);
       if (u + detail::kPrefetch < units.group.size()) {
         const uint32_t ahead = units.cell[u + detail::kPrefetch];
-        if (ahead != kNone) __builtin_prefetch(&cell[ahead]);
+        if (ahead != kNone) detail::prefetch(&cell[ahead]);
       }
       const uint32_t g = units.group[u], k = units.cell[u];
       if (g == kNone || k == kNone) continue;

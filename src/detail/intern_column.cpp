@@ -229,8 +229,8 @@ class Representatives {
     bytes_.insert(bytes_.end(), s.begin(), s.end());
     end_.push_back(bytes_.size());
   }
-  void prefetch_end(uint32_t id) const { __builtin_prefetch(&end_[id]); }
-  void prefetch_bytes(uint32_t id) const { __builtin_prefetch(bytes_.data() + begin(id)); }
+  void prefetch_end(uint32_t id) const { detail::prefetch(&end_[id]); }
+  void prefetch_bytes(uint32_t id) const { detail::prefetch(bytes_.data() + begin(id)); }
   std::string_view of(uint32_t id) const {
     return {bytes_.data() + begin(id), end_[id] - begin(id)};
   }
@@ -319,7 +319,7 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
     for (size_t r = 0; r < n; ++r) {
       poll_every(r);
       prefetch_stream(v, r);  // the values too: their stream is interleaved with misses
-      if (r + kDenseAhead < n) __builtin_prefetch(&ids[size_t(v[r + kDenseAhead] - lo)]);
+      if (r + kDenseAhead < n) detail::prefetch(&ids[size_t(v[r + kDenseAhead] - lo)]);
       uint32_t& slot = ids[size_t(v[r] - lo)];
       uint32_t id = slot;
       if (id == kNone) {

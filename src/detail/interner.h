@@ -9,6 +9,7 @@
 #include "clusterscore/big_vector.h"
 #include "clusterscore/ids.h"
 #include "detail/hash.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore::detail {
 
@@ -40,7 +41,7 @@ class Interner {
   uint32_t find(const IdColumn& col, size_t row) const;
   // Touches the slot the row's value hashes to, so a later insert/find is a cache hit.
   void prefetch(const IdColumn& col, size_t row) const {
-    __builtin_prefetch(&slots_[slot_of(key_of(col, row))]);
+    detail::prefetch(&slots_[slot_of(key_of(col, row))]);
   }
   size_t size() const { return size_; }
 
@@ -55,7 +56,7 @@ class Interner {
     const Slot* slots;
     size_t mask;
     size_t slot_of(uint64_t key) const { return mix64(key) & mask; }
-    void prefetch(uint64_t key) const { __builtin_prefetch(&slots[slot_of(key)]); }
+    void prefetch(uint64_t key) const { detail::prefetch(&slots[slot_of(key)]); }
     // The id of `key`, or kNone if it has none yet.
     uint32_t find(uint64_t key) const {
       for (size_t i = slot_of(key);; i = (i + 1) & mask)

@@ -10,6 +10,21 @@
 namespace clusterscore::detail {
 
 inline constexpr size_t kPrefetch = 16;
+inline constexpr size_t kLineBytes = 64;
+
+// Fetches the line holding `p` ahead of a read, or of a write. Every prefetch in the core
+// goes through these, so that an algorithm's body says what it fetches, not how. Must be
+// inlined: GCC deems a function whose only effect is a prefetch pure and drops calls.
+[[gnu::always_inline]] inline void prefetch(const void* p) { __builtin_prefetch(p); }
+[[gnu::always_inline]] inline void prefetch_for_write(const void* p) { __builtin_prefetch(p, 1); }
+
+// Loops that follow many sequential streams at once (more than the hardware prefetcher
+// tracks) fetch each stream's line this many lines past the element they read.
+inline constexpr size_t kStreamLinesAhead = 2;
+template <class T>
+[[gnu::always_inline]] inline void prefetch_lines_ahead(const T* p, size_t lines) {
+  prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(p) + lines * kLineBytes));
+}
 // Loops over cells that read their columns' marginals (cells come row by row, so their
 // columns at random) and do little else: their misses are fetched 64 cells ahead, as 16
 // ahead keeps too few in flight.
@@ -25,18 +40,17 @@ inline constexpr size_t kColumnAhead = 4 * kPrefetch;
 inline constexpr size_t kStreamBytes = 2048;
 template <class T>
 [[gnu::always_inline]] inline void prefetch_stream(const T* data, size_t i) {
-  __builtin_prefetch(
-      reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(data + i) + kStreamBytes));
+  prefetch(reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(data + i) + kStreamBytes));
 }
 
 // For loops that compare string ids at random rows: fetches where the row's offset is,
 // and then (once that offset is in cache) where its bytes start.
 inline void prefetch_offset(const IdColumn& c, size_t row) {
   if (c.type == IdColumn::Type::kString32)
-    __builtin_prefetch(&c.offsets32[row]);
+    prefetch(&c.offsets32[row]);
   else
-    __builtin_prefetch(&c.offsets64[row]);
+    prefetch(&c.offsets64[row]);
 }
-inline void prefetch_bytes(const IdColumn& c, size_t row) { __builtin_prefetch(c.str(row).data()); }
+inline void prefetch_bytes(const IdColumn& c, size_t row) { prefetch(c.str(row).data()); }
 
 }  // namespace clusterscore::detail

@@ -1,0 +1,20 @@
+// Everything the library offers, in one include.
+#pragma once
+
+#include "clusterscore/aggregate.h"
+#include "clusterscore/big_vector.h"
+#include "clusterscore/bootstrap.h"
+#include "clusterscore/cells.h"
+#include "clusterscore/classic.h"
+#include "clusterscore/clustering.h"
+#include "clusterscore/comparison.h"
+#include "clusterscore/error.h"
+#include "clusterscore/estimate.h"
+#include "clusterscore/ids.h"
+#include "clusterscore/impact.h"
+#include "clusterscore/interrupt.h"
+#include "clusterscore/metric_info.h"
+#include "clusterscore/metric_table.h"
+#include "clusterscore/plan.h"
+#include "clusterscore/pointwise.h"
+#include "clusterscore/sampling.h"

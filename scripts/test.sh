@@ -11,7 +11,7 @@ echo "== format and lint"
 ruff check python tests bench examples scripts
 ruff format --check python tests bench examples scripts
 clang-format --dry-run --Werror include/clusterscore/*.h src/*.cpp src/*.h src/detail/* \
-  python/src/*.cpp tests/cpp/*.cpp tests/cpp/*.h examples/cpp/*.cpp bench/cpp/*.cpp
+  python/src/* tests/cpp/*.cpp tests/cpp/*.h examples/cpp/*.cpp bench/cpp/*.cpp
 
 echo "== types"
 mypy

@@ -9,30 +9,6 @@ from numpy.typing import NDArray
 class InputError(ValueError):
     pass
 
-class MetricFamily(enum.Enum):
-    pointwise = 0
-
-    impact = 1
-
-class TruthScope(enum.Enum):
-    common = 0
-
-    entities = 1
-
-class Side(enum.Enum):
-    a = 0
-
-    b = 1
-
-class Average(enum.Enum):
-    arithmetic = 0
-
-    geometric = 1
-
-    min = 2
-
-    max = 3
-
 class MetricGroup(enum.Enum):
     pointwise = 0
 
@@ -79,9 +55,22 @@ class MetricInfo:
 
 def metric_registry() -> list[MetricInfo]: ...
 
+def release_memory() -> int: ...
+
+class Average(enum.Enum):
+    arithmetic = 0
+
+    geometric = 1
+
+    min = 2
+
+    max = 3
+
 def classic_from_labels(a: object, b: object, weights: object | None, average: Average, beta: float, ami: bool, matching: bool) -> dict: ...
 
 def classic_from_cells(arg0: int, arg1: int, arg2: Sequence[int], arg3: Sequence[int], arg4: Sequence[int], arg5: Sequence[float], arg6: Sequence[float], arg7: bool, arg8: Average, arg9: float, arg10: bool, arg11: bool, /) -> dict: ...
+
+def label_cells(a: object, b: object, weights: object | None) -> dict: ...
 
 def estimate(arg0: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], arg1: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], arg2: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg3: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg4: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg5: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg6: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], arg7: dict, arg8: bool, arg9: bool, /) -> list: ...
 
@@ -97,9 +86,20 @@ def items_fingerprint(items: object, weights: object | None) -> int: ...
 
 def contributions(arg0: object, arg1: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], arg2: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], arg3: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg4: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg5: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg6: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], arg7: Annotated[NDArray[numpy.uint8], dict(shape=(None,), order='C', device='cpu', writable=False)], arg8: dict, arg9: bool, arg10: bool, /) -> dict: ...
 
-def release_memory() -> int: ...
+class MetricFamily(enum.Enum):
+    pointwise = 0
 
-def label_cells(a: object, b: object, weights: object | None) -> dict: ...
+    impact = 1
+
+class TruthScope(enum.Enum):
+    common = 0
+
+    entities = 1
+
+class Side(enum.Enum):
+    a = 0
+
+    b = 1
 
 class Coverage:
     @property

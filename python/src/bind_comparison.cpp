@@ -1,0 +1,312 @@
+// Bindings of a comparison of two clusterings: its construction, coverage, every level
+// of aggregation, per-item rows, flows, and the bootstrap over truth clusters.
+#include <memory>
+#include <span>
+
+#include "clusterscore/bootstrap.h"
+#include "convert.h"
+
+namespace clusterscore::bindings {
+namespace {
+
+void put_spread(nb::dict& d, const std::vector<Spread>& s) {
+  std::vector<double> std_error, ci_low, ci_high;
+  std::vector<uint32_t> resamples;
+  for (const Spread& x : s) {
+    std_error.push_back(x.std_error);
+    ci_low.push_back(x.ci_low);
+    ci_high.push_back(x.ci_high);
+    resamples.push_back(x.resamples);
+  }
+  d["std_error"] = to_numpy(std::move(std_error));
+  d["ci_low"] = to_numpy(std::move(ci_low));
+  d["ci_high"] = to_numpy(std::move(ci_high));
+  d["resamples"] = to_numpy(std::move(resamples));
+}
+
+// The bootstrap's rows as columns (run and group indices, metric names): {"values": each
+// run's estimates, "deltas": each pair's}.
+nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed,
+                        double confidence) {
+  const BootstrapOptions o{resamples, seed, confidence};
+  BootstrapResult r;
+  if (sums.size() > 0 && nb::isinstance<CellSums>(sums[0])) {
+    std::vector<CellSums> runs;
+    for (nb::handle h : sums) runs.push_back(nb::cast<const CellSums&>(h));
+    nb::gil_scoped_release release;
+    r = paired_bootstrap(runs, o);
+  } else {
+    std::vector<ClusterSums> runs;
+    for (nb::handle h : sums) runs.push_back(nb::cast<const ClusterSums&>(h));
+    nb::gil_scoped_release release;
+    r = paired_bootstrap(runs, o);
+  }
+  std::vector<uint32_t> run, vgroup, run_a, run_b, group;
+  std::vector<double> estimate, value_a, value_b, delta;
+  std::vector<Spread> vspread, spread;
+  nb::list vmetric, metric;
+  for (const ValueRow& x : r.values) {
+    run.push_back(x.run);
+    vgroup.push_back(x.group);
+    vmetric.append(r.metrics[x.metric]);
+    estimate.push_back(x.estimate);
+    vspread.push_back(x.spread);
+  }
+  for (const DeltaRow& x : r.rows) {
+    run_a.push_back(x.run_a);
+    run_b.push_back(x.run_b);
+    group.push_back(x.group);
+    metric.append(r.metrics[x.metric]);
+    value_a.push_back(x.value_a);
+    value_b.push_back(x.value_b);
+    delta.push_back(x.delta);
+    spread.push_back(x.spread);
+  }
+  nb::dict v, d;
+  v["run"] = to_numpy(std::move(run));
+  v["group"] = to_numpy(std::move(vgroup));
+  v["metric"] = vmetric;
+  v["estimate"] = to_numpy(std::move(estimate));
+  put_spread(v, vspread);
+  d["run_a"] = to_numpy(std::move(run_a));
+  d["run_b"] = to_numpy(std::move(run_b));
+  d["group"] = to_numpy(std::move(group));
+  d["metric"] = metric;
+  d["value_a"] = to_numpy(std::move(value_a));
+  d["value_b"] = to_numpy(std::move(value_b));
+  d["delta"] = to_numpy(std::move(delta));
+  put_spread(d, spread);
+  nb::dict out;
+  out["values"] = v;
+  out["deltas"] = d;
+  out["clusters"] = r.clusters;
+  return out;
+}
+
+nb::dict group_dict(GroupTable&& g) {
+  nb::dict d;
+  d["group"] = to_numpy(std::move(g.group));
+  d["items"] = to_numpy(std::move(g.items));
+  d["weight"] = to_numpy(std::move(g.weight));
+  for (size_t k = 0; k < g.names.size(); ++k)
+    d[g.names[k].c_str()] = to_numpy(std::move(g.columns[k]));
+  return d;
+}
+
+// Per given common item (joined item indices, as common_items() gives them; any other
+// index is an IndexError): its B cluster's first row, weight, and its cell's weights (tp,
+// fp, fn, tn or B, E, X, U: rows of `counts`, the comparison's cell_counts()) and metrics,
+// in that order. Callers pass a slice of the common items at a time to build a table too
+// big to hold at once.
+nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
+                       const MetricTable& counts) {
+  const std::span<const uint32_t> items(item_index.data(), item_index.shape(0));
+  const JoinedClusterings& j = c.joined();
+  const MetricTable& means = c.cell_metrics();
+  if (counts.n_rows != c.cells().size())
+    throw std::invalid_argument("clusterscore: per_item: counts do not have a row per cell");
+  BigVector<uint64_t> b_row(items.size());
+  BigVector<double> weight(items.size());
+  std::vector<BigVector<double>> cols;  // each written in full below (never copied unwritten)
+  for (size_t k = 0; k < counts.width() + means.width(); ++k) cols.emplace_back(items.size());
+  {
+    // Without the GIL: the CLI builds the next batch while pyarrow writes the last one.
+    nb::gil_scoped_release release;
+    // Cells and B clusters are met at random: fetched ahead.
+    constexpr size_t kAhead = 16;
+    for (size_t n = 0; n < items.size(); ++n) {  // each item's cell rows are read once
+      const uint32_t i = items[n];
+      if (i >= j.n_items() || c.cell_of_item()[i] == kNone)
+        throw std::out_of_range("clusterscore: per_item: " + std::to_string(i) +
+                                " is not the index of a common item");
+      if (n + kAhead < items.size() && items[n + kAhead] < j.n_items()) {
+        const uint32_t ahead = items[n + kAhead], cell = c.cell_of_item()[ahead];
+        if (cell != kNone) {
+          __builtin_prefetch(means.row(cell));
+          __builtin_prefetch(counts.row(cell));
+        }
+        __builtin_prefetch(&j.b_cluster_first_row[j.b_cluster[ahead]]);
+      }
+      const uint32_t cell = c.cell_of_item()[i];
+      b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
+      weight[n] = j.weight[i];
+      for (size_t k = 0; k < counts.width(); ++k) cols[k][n] = counts.at(cell, k);
+      for (size_t k = 0; k < means.width(); ++k) cols[counts.width() + k][n] = means.at(cell, k);
+    }
+  }
+  nb::dict d;
+  d["b_cluster_row"] = to_numpy(std::move(b_row));
+  d["weight"] = to_numpy(std::move(weight));
+  for (size_t k = 0; k < counts.width(); ++k)
+    d[counts.names[k].c_str()] = to_numpy(std::move(cols[k]));
+  for (size_t k = 0; k < means.width(); ++k)
+    d[means.names[k].c_str()] = to_numpy(std::move(cols[counts.width() + k]));
+  return d;
+}
+
+// Changed (Base cluster, Exp cluster) flows, largest first.
+nb::dict flows_dict(const Comparison& c) {
+  FlowTable f = changed_flows(c.cells());
+  const JoinedClusterings& j = c.joined();
+  BigVector<uint64_t> a_row(f.row.size()), b_row(f.col.size());
+  for (size_t n = 0; n < f.row.size(); ++n) {
+    a_row[n] = j.a_cluster_first_row[f.row[n]];
+    b_row[n] = j.b_cluster_first_row[f.col[n]];
+  }
+  nb::dict d;
+  d["a_cluster_row"] = to_numpy(std::move(a_row));
+  d["b_cluster_row"] = to_numpy(std::move(b_row));
+  d["items"] = to_numpy(std::move(f.items));
+  d["weight"] = to_numpy(std::move(f.weight));
+  d["share_of_base"] = to_numpy(std::move(f.share_of_base));
+  d["share_of_exp"] = to_numpy(std::move(f.share_of_exp));
+  return d;
+}
+
+std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handle a_items,
+                                            nb::handle a_clusters, const std::string& role_b,
+                                            nb::handle b_items, nb::handle b_clusters,
+                                            nb::object items, nb::object weights,
+                                            MetricFamily family, TruthScope scope) {
+  Columns column;
+  ClusteringInput a{role_a, column(a_items), column(a_clusters)};
+  ClusteringInput b{role_b, column(b_items), column(b_clusters)};
+  ItemsInput t;
+  if (!items.is_none()) {
+    t.items = column(items);
+    if (!weights.is_none()) {
+      auto w = nb::cast<Array<double>>(weights);
+      if (w.shape(0) != t.items.size) throw std::invalid_argument("clusterscore: weights length");
+      t.weights = w.data();
+    }
+  }
+  nb::gil_scoped_release release;
+  return std::make_unique<Comparison>(a, b, items.is_none() ? nullptr : &t, family, scope);
+}
+
+}  // namespace
+
+void bind_comparison(nb::module_& m) {
+  nb::enum_<MetricFamily>(m, "MetricFamily")
+      .value("pointwise", MetricFamily::kPointwise)
+      .value("impact", MetricFamily::kImpact);
+  nb::enum_<TruthScope>(m, "TruthScope")
+      .value("common", TruthScope::kCommon)
+      .value("entities", TruthScope::kEntities);
+  nb::enum_<Side>(m, "Side").value("a", Side::kA).value("b", Side::kB);
+  nb::class_<Coverage>(m, "Coverage")
+#define CS_RO(name) .def_ro(#name, &Coverage::name)
+      CS_RO(a_items) CS_RO(b_items) CS_RO(common_items) CS_RO(a_only_items) CS_RO(b_only_items)
+          CS_RO(a_weight) CS_RO(b_weight) CS_RO(common_weight) CS_RO(a_only_weight)
+              CS_RO(b_only_weight) CS_RO(a_clusters) CS_RO(b_clusters) CS_RO(a_clusters_common)
+                  CS_RO(b_clusters_common) CS_RO(items_table_rows) CS_RO(items_table_unmatched);
+#undef CS_RO
+
+  nb::class_<ImpactSummary>(m, "ImpactSummary")
+      .def_ro("affected_items", &ImpactSummary::affected_items)
+      .def_ro("affected_weight", &ImpactSummary::affected_weight)
+      .def_ro("affected_jaccard_index", &ImpactSummary::affected_jaccard_index)
+      .def_ro("unaffected_jaccard_index", &ImpactSummary::unaffected_jaccard_index)
+      .def_ro("base_clusters_split", &ImpactSummary::base_clusters_split)
+      .def_ro("exp_clusters_merged", &ImpactSummary::exp_clusters_merged);
+
+  nb::class_<ClusterSums>(m, "ClusterSums");
+  nb::class_<CellSums>(m, "CellSums");
+  // What the bootstrap needs of one run: per cell in the common scope's pointwise scores
+  // (recomputed from the clusters drawn), per truth cluster otherwise.
+  m.def(
+      "run_sums",
+      [](const Comparison& c, const ItemGrouping* g) -> nb::object {
+        const bool cells =
+            c.family() == MetricFamily::kPointwise && c.scope() == TruthScope::kCommon;
+        if (cells) {
+          CellSums s;
+          {
+            nb::gil_scoped_release release;
+            s = cell_sums(c, g);
+          }
+          return nb::cast(std::move(s));
+        }
+        ClusterSums s;
+        {
+          nb::gil_scoped_release release;
+          s = truth_cluster_sums(c, g);
+        }
+        return nb::cast(std::move(s));
+      },
+      nb::arg("comparison"), nb::arg("grouping").none());
+  m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
+        nb::arg("confidence"));
+
+  nb::class_<ItemGrouping>(m, "ItemGrouping")
+      .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })
+      .def_ro("n_groups", &ItemGrouping::n_groups);
+
+  // Opaque: per-cell counts (Comparison.cell_counts), computed once per per-item table and
+  // handed back to each per_item call, not counted again for each batch of items.
+  nb::class_<MetricTable>(m, "MetricTable");
+
+  nb::class_<Comparison>(m, "Comparison")
+      .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),
+           nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"), nb::arg("items").none(),
+           nb::arg("weights").none(), nb::arg("family"), nb::arg("scope"))
+      .def("set_design", &Comparison::set_design)
+      .def("inverse_size_design",
+           [](const Comparison& c) { return to_numpy(inverse_size_design(c.joined())); })
+      .def("coverage", &Comparison::coverage)
+      .def("impact", &Comparison::impact)
+      .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })
+      .def("by_cluster", [](const Comparison& c, Side s) { return group_dict(c.by_cluster(s)); })
+      .def("by_items",
+           [](const Comparison& c, const ItemGrouping& g) { return group_dict(c.by_items(g)); })
+      .def("group_items",
+           [](const Comparison& c, const nb::list& cols) {
+             Columns column;
+             std::vector<IdColumn> v;
+             for (nb::handle h : cols) v.push_back(column(h));
+             return c.group_items(v);
+           })
+      .def("common_items", [](const Comparison& c) { return to_numpy(c.common_items()); })
+      .def("cell_counts",
+           [](const Comparison& c) {
+             nb::gil_scoped_release release;
+             return c.cell_counts();
+           })
+      .def("per_item", &per_item_dict, nb::arg("items"), nb::arg("counts"))
+      .def("sample_pairs", &sample_dict)
+      .def("items_rows",
+           [](const Comparison& c, const Array<uint32_t>& items) {
+             // The items-table row of each given joined item (kNone without one).
+             const JoinedClusterings& j = c.joined();
+             std::vector<uint32_t> rows(items.shape(0), kNone);
+             for (size_t n = 0; n < rows.size(); ++n) {
+               const uint32_t i = items.data()[n];
+               if (i >= j.n_items()) throw std::out_of_range("clusterscore: item index");
+               if (!j.items_row.empty()) rows[n] = j.items_row[i];
+             }
+             return to_numpy(std::move(rows));
+           })
+      .def("sample_totals", [](const Comparison& c) { return totals_dict(sample_totals(c)); })
+      .def("flows", &flows_dict)
+      .def("classic",
+           [](const Comparison& c) {
+             ClassicScores s;
+             {
+               nb::gil_scoped_release release;
+               s = classic_scores(c.cells(), ClassicOptions{});
+             }
+             return scores_dict(s, false);
+           })
+      .def(
+          "cluster_first_rows",
+          [](const Comparison& c, Side s) {
+            // A read-only view that keeps the comparison alive: no copy of 1e6+ rows.
+            const BigVector<uint64_t>& v =
+                s == Side::kA ? c.joined().a_cluster_first_row : c.joined().b_cluster_first_row;
+            return nb::ndarray<nb::numpy, const uint64_t, nb::ndim<1>>(v.data(), {v.size()},
+                                                                       nb::handle());
+          },
+          nb::rv_policy::reference_internal);
+}
+
+}  // namespace clusterscore::bindings

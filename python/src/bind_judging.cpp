@@ -1,0 +1,180 @@
+// Bindings of judging a diff: the sample's totals and pairs, estimates from verdicts,
+// the judgement planner, and what a judged sample is matched and fingerprinted with.
+
+#include "clusterscore/estimate.h"
+#include "clusterscore/plan.h"
+#include "convert.h"
+
+namespace clusterscore::bindings {
+
+nb::dict totals_dict(const SampleTotals& t) {
+  nb::dict d;
+  d["split_distance"] = t.split_distance;
+  d["merge_distance"] = t.merge_distance;
+  d["jaccard_distance"] = t.jaccard_distance;
+  d["affected_jaccard_index"] = t.affected_jaccard_index;
+  d["total_weight"] = t.total_weight;
+  d["diff_mass"] = t.diff_mass;
+  d["stable_mass"] = t.stable_mass;
+  d["self_mass"] = t.self_mass;
+  d["self_delta"] = t.self_delta;
+  return d;
+}
+
+nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, bool stratified,
+                     bool distance_only, uint64_t seed) {
+  SampleOptions o{pairs, stable_pairs, stratified, distance_only, seed};
+  PairSampleTable t;
+  {
+    nb::gil_scoped_release release;
+    t = sample_pairs(c, o);
+  }
+  std::vector<uint8_t> kind(t.kind.size());
+  for (size_t p = 0; p < kind.size(); ++p) kind[p] = uint8_t(t.kind[p]);
+  nb::dict d;
+  d["item_i"] = to_numpy(std::move(t.item_i));
+  d["item_j"] = to_numpy(std::move(t.item_j));
+  d["kind"] = to_numpy(std::move(kind));
+  d["stratum"] = to_numpy(std::move(t.stratum));
+  d["draws"] = to_numpy(std::move(t.draws));
+  d["U_i"] = to_numpy(std::move(t.U));
+  d["B_i"] = to_numpy(std::move(t.B));
+  d["E_i"] = to_numpy(std::move(t.E));
+  return d;
+}
+
+namespace {
+
+SampleTotals totals_of(const nb::dict& d) {
+  SampleTotals t;
+  t.split_distance = nb::cast<double>(d["split_distance"]);
+  t.merge_distance = nb::cast<double>(d["merge_distance"]);
+  t.jaccard_distance = nb::cast<double>(d["jaccard_distance"]);
+  t.affected_jaccard_index = nb::cast<double>(d["affected_jaccard_index"]);
+  t.total_weight = nb::cast<double>(d["total_weight"]);
+  t.diff_mass = nb::cast<double>(d["diff_mass"]);
+  t.stable_mass = nb::cast<double>(d["stable_mass"]);
+  t.self_mass = nb::cast<double>(d["self_mass"]);
+  t.self_delta = nb::cast<double>(d["self_delta"]);
+  return t;
+}
+
+// The judged sample from numpy columns; the arrays must outlive the returned view.
+JudgedSample judged_of(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
+                       const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
+                       const Array<double>& E, const Array<uint8_t>& verdict,
+                       const nb::dict& totals, bool stratified, bool distance_only) {
+  JudgedSample s;
+  s.kind = {reinterpret_cast<const PairKind*>(kind.data()), kind.shape(0)};
+  s.stratum = {stratum.data(), stratum.shape(0)};
+  s.draws = {draws.data(), draws.shape(0)};
+  s.U = {U.data(), U.shape(0)};
+  s.B = {B.data(), B.shape(0)};
+  s.E = {E.data(), E.shape(0)};
+  s.verdict = {reinterpret_cast<const Verdict*>(verdict.data()), verdict.shape(0)};
+  for (uint8_t k : s.stratum)
+    if (k > 1) throw std::invalid_argument("clusterscore: stratum must be 0 or 1");
+  for (size_t p = 0; p < kind.shape(0); ++p)
+    if (kind.data()[p] > 3 || verdict.data()[p] > 3)
+      throw std::invalid_argument("clusterscore: bad pair kind or verdict code");
+  s.totals = totals_of(totals);
+  s.stratified = stratified;
+  s.distance_only = distance_only;
+  return s;
+}
+
+nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
+                       const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
+                       const Array<double>& E, const Array<uint8_t>& verdict,
+                       const nb::dict& totals, bool stratified, bool distance_only) {
+  const JudgedSample s =
+      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only);
+  nb::list out;
+  for (const Estimate& e : estimate(s)) {
+    nb::dict d;
+    d["name"] = e.name;
+    d["estimate"] = opt(e.estimate);
+    d["std_error"] = opt(e.std_error);
+    d["ci_low"] = opt(e.ci_low);
+    d["ci_high"] = opt(e.ci_high);
+    d["pairs"] = e.pairs;
+    d["exact"] = e.exact;
+    out.append(d);
+  }
+  return out;
+}
+
+nb::dict shares_dict(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
+                     const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
+                     const Array<double>& E, const Array<uint8_t>& verdict, const nb::dict& totals,
+                     bool stratified, bool distance_only) {
+  const JudgedShares x = judged_shares(
+      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only));
+  nb::dict d;
+  d["split"] = opt(x.split);
+  d["merge"] = opt(x.merge);
+  d["stable"] = opt(x.stable);
+  return d;
+}
+
+nb::dict contributions_dict(nb::handle values, const Array<uint8_t>& kind,
+                            const Array<uint8_t>& stratum, const Array<uint64_t>& draws,
+                            const Array<double>& U, const Array<double>& B, const Array<double>& E,
+                            const Array<uint8_t>& verdict, const nb::dict& totals, bool stratified,
+                            bool distance_only) {
+  const JudgedSample s =
+      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only);
+  Columns column;
+  Contributions c = contributions(column(values), s);
+  nb::dict d;
+  d["first_pair"] = to_numpy(std::move(c.first_pair));
+  d["draws"] = to_numpy(std::move(c.draws));
+  d["jaccard_distance"] = to_numpy(std::move(c.jaccard_distance));
+  d["split_distance"] = to_numpy(std::move(c.split_distance));
+  d["merge_distance"] = to_numpy(std::move(c.merge_distance));
+  return d;
+}
+
+}  // namespace
+
+void bind_judging(nb::module_& m) {
+  m.def("estimate", &estimate_list);
+  m.def("judged_shares", &shares_dict);
+  m.def("plan_pairs",
+        [](const nb::dict& totals, double same_split, double same_merge, double same_stable,
+           double half_width, double confidence, const std::vector<std::string>& metrics) {
+          const Plan p = plan_pairs(PlanRequest{totals_of(totals), same_split, same_merge,
+                                                same_stable, half_width, confidence, metrics});
+          nb::dict d, h;
+          d["pairs"] = p.pairs;
+          d["stable_pairs"] = p.stable_pairs;
+          d["judgements"] = p.judgements;
+          for (const auto& [name, value] : p.predicted_half_width) h[name.c_str()] = value;
+          d["predicted_half_width"] = h;
+          return d;
+        });
+  m.def("match_pairs", [](nb::handle si, nb::handle sj, nb::handle vi, nb::handle vj) {
+    Columns column;
+    return to_numpy(match_pairs(column(si), column(sj), column(vi), column(vj)));
+  });
+  m.def("fingerprint", [](nb::handle items, nb::handle clusters) {
+    Columns column;
+    return fingerprint(ClusteringInput{"", column(items), column(clusters)});
+  });
+  m.def(
+      "items_fingerprint",
+      [](nb::handle items, nb::object weights) {
+        Columns column;
+        ItemsInput t{column(items), nullptr};
+        Array<double> w;
+        if (!weights.is_none()) {
+          w = nb::cast<Array<double>>(weights);
+          t.weights = w.data();
+        }
+        return fingerprint(t);
+      },
+      nb::arg("items"), nb::arg("weights").none());
+  m.def("contributions", &contributions_dict);
+}
+
+}  // namespace clusterscore::bindings

@@ -1,0 +1,110 @@
+// What the binding files share: array and id-column conversions, and the few result
+// conversions one area's bindings use from another's.
+#pragma once
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+// Every type caster any binding uses, in every file: an inline conversion compiled where
+// one is missing would fail at run time, whichever copy the linker keeps.
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <deque>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "clusterscore/classic.h"
+#include "clusterscore/comparison.h"
+#include "clusterscore/ids.h"
+#include "clusterscore/sampling.h"
+
+namespace clusterscore::bindings {
+
+namespace nb = nanobind;
+
+template <class T>
+using Array = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+// Moves (or copies) a std::vector / BigVector into a numpy array that owns it.
+template <class V>
+nb::object to_numpy(V&& v) {
+  using Vec = std::decay_t<V>;
+  using T = typename Vec::value_type;
+  auto* heap = new Vec(std::forward<V>(v));
+  nb::capsule owner(heap, [](void* p) noexcept { delete static_cast<Vec*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {heap->size()}, owner));
+}
+
+// An id column arrives as (kind, values) for integers or (kind, chars, offsets) for
+// strings, with an optional validity byte array last; see clusterscore/_arrays.py.
+inline IdColumn id_column(const nb::tuple& t) {
+  const std::string kind = nb::cast<std::string>(t[0]);
+  IdColumn c;
+  if (kind == "int64") {
+    auto v = nb::cast<Array<int64_t>>(t[1]);
+    c = IdColumn::of_ints(v.data(), v.shape(0));
+  } else if (kind == "string") {
+    auto chars = nb::cast<Array<uint8_t>>(t[1]);
+    auto off = nb::cast<Array<int32_t>>(t[2]);
+    c = IdColumn::of_strings(reinterpret_cast<const char*>(chars.data()), off.data(),
+                             off.shape(0) - 1);
+  } else if (kind == "large_string") {
+    auto chars = nb::cast<Array<uint8_t>>(t[1]);
+    auto off = nb::cast<Array<int64_t>>(t[2]);
+    c = IdColumn::of_strings(reinterpret_cast<const char*>(chars.data()), off.data(),
+                             off.shape(0) - 1);
+  } else {
+    throw std::invalid_argument("clusterscore: unknown id column kind " + kind);
+  }
+  if (t.size() == 4 && !t[3].is_none()) {
+    auto valid = nb::cast<Array<uint8_t>>(t[3]);
+    if (valid.shape(0) != c.size) throw std::invalid_argument("clusterscore: validity length");
+    c.valid = valid.data();
+  }
+  return c;
+}
+
+// The columns of one call. A column arrives as one tuple, or as a list of tuples when
+// Arrow holds it in chunks (Parquet row groups, say): the chunks are concatenated here,
+// into big vectors that come from the block cache and live as long as the call.
+class Columns {
+ public:
+  IdColumn operator()(nb::handle h) {
+    if (nb::isinstance<nb::tuple>(h)) return id_column(nb::borrow<nb::tuple>(h));
+    std::vector<IdColumn> chunks;
+    for (nb::handle t : nb::cast<nb::list>(h)) chunks.push_back(id_column(nb::cast<nb::tuple>(t)));
+    joined_.push_back(concatenate(chunks));
+    return joined_.back().column;
+  }
+
+ private:
+  std::deque<ConcatenatedIds> joined_;  // a deque: elements never move
+};
+
+inline nb::object u128_int(unsigned __int128 x) {
+  nb::object hi = nb::int_(uint64_t(x >> 64)), lo = nb::int_(uint64_t(x));
+  return (hi << nb::int_(64)) | lo;
+}
+
+inline nb::object opt(const std::optional<double>& v) {
+  if (v) return nb::float_(*v);
+  return nb::none();
+}
+
+// Conversions of one area used by another (the Comparison's methods return them).
+nb::dict scores_dict(const ClassicScores& s, bool weighted);
+nb::dict totals_dict(const SampleTotals& t);
+nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, bool stratified,
+                     bool distance_only, uint64_t seed);
+
+// Each area's declarations, called once by the module.
+void bind_classic(nb::module_& m);
+void bind_judging(nb::module_& m);
+void bind_comparison(nb::module_& m);
+
+}  // namespace clusterscore::bindings

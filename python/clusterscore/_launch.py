@@ -1,16 +1,23 @@
-"""The `clusterscore` command's entry point, kept light: the package's libraries load
-inside it, where Ctrl-C during their second of loading is still the command's one line
-`interrupted` and exit status 130, not a traceback or death by signal."""
+"""The `clusterscore` command's entry point, kept light. Until a command starts its work,
+Ctrl-C ends the process at once with the one line `interrupted` and status 130: the
+libraries take about a second to load, and a KeyboardInterrupt raised among their imports
+can be swallowed (raised inside a callback) or leave a traceback. Once a command runs, it
+answers Ctrl-C itself (cli.command), removing what it was writing."""
 
 from __future__ import annotations
 
-import sys
+import os
+import signal
+from types import FrameType
+
+
+def _interrupted_while_starting(signum: int, frame: FrameType | None) -> None:
+    os.write(2, b"interrupted\n")
+    os._exit(130)  # nothing is written yet: nothing to clean up
 
 
 def main() -> None:
-    try:
-        from .cli import main as run
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        raise SystemExit(130) from None
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+    from .cli import main as run
+
     run()

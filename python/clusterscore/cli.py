@@ -7,6 +7,7 @@ import functools
 import gc
 import json
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Callable
@@ -139,6 +140,9 @@ def command(fn: F) -> F:
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
+            # From here Ctrl-C is a KeyboardInterrupt, which the core's loops poll for and
+            # the staged outputs clean up after (the entry point exits at once before).
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             with command_line(), progress.shown(not kwargs.get("quiet", False)):
                 return fn(*args, **kwargs)
         except KeyboardInterrupt:

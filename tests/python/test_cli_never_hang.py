@@ -163,8 +163,10 @@ def test_ctrl_c_while_the_command_starts_exits_130(delay):
     """Ctrl-C while the libraries load (the first second of every run): the one line
     `interrupted` and status 130, not a traceback or death by signal."""
     command = os.path.join(os.path.dirname(sys.executable), "clusterscore")
-    p = subprocess.Popen([command, "evaluate", *EXAMPLE_ARGS], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, text=True)  # fmt: skip
+    # Resamples enough that the command is still at work when the signal comes.
+    args = ["evaluate", *EXAMPLE_ARGS, "--resamples", "100000"]
+    p = subprocess.Popen([command, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)  # fmt: skip
     # Before the interpreter installs its handler, SIGINT kills any Python program, and
     # until the entry point's first line (site packages, the console script's imports: tens
     # of milliseconds) it is Python's traceback: no code of ours runs yet. On a loaded

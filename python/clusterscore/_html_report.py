@@ -16,6 +16,7 @@ import pandas as pd
 
 from . import _charts as C
 from . import _format as F
+from . import _report as R
 from ._diff import Diff
 from ._evaluate import Evaluation
 from ._runs import RunComparison
@@ -192,8 +193,7 @@ def _evaluation(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
     for side, rate, metric in (("truth", "under_merge_rate", "recall"),
                                ("actual", "over_merge_rate", "precision")):  # fmt: skip
         df = clusters[side]
-        worst = df.assign(weight_lost=df["weight"] * df[rate])
-        worst = worst.sort_values("weight_lost", ascending=False, kind="stable").head(50)
+        worst = R.worst(df, rate, n=50)
         page.section(f"Worst {side} clusters by {metric}")
         page.text(f"weight lost = weight × (1 − {metric}); click a header to sort")
         page.table(worst, ["cluster_id", "items", "weight", metric, "weight_lost"],
@@ -248,23 +248,16 @@ def _diff(page: Page, d: Diff, slices: Sequence[str]) -> None:
     clusters = {side: d.per_cluster(side) for side in d.roles}
     page.section("Flows between the largest changed clusters")
     flows = d.flows()
-    top_base = set(_most_changed(clusters["base"])["cluster_id"].head(15))
+    top_base = set(R.most_changed(clusters["base"], n=15)["cluster_id"])
     top = flows[flows["base_cluster"].isin(top_base)].head(200)
     page.chart("flows", C.flows(top, "Weight from each base cluster to each exp cluster"))
     page.chart("sizes", C.size_distribution(clusters, "Cluster sizes"))
     for side in d.roles:
         page.section(f"{side} clusters that changed the most")
         page.text("changed weight = weight × jaccard_distance; click a header to sort")
-        page.table(_most_changed(clusters[side]).head(50),
+        page.table(R.most_changed(clusters[side], n=50),
                    ["cluster_id", "items", "weight", "split_rate", "merge_rate", "changed_weight"],
                    labels=["cluster_id"], group="impact")  # fmt: skip
-
-
-def _most_changed(df: pd.DataFrame) -> pd.DataFrame:
-    out = df.assign(changed_weight=df["weight"] * df["jaccard_distance"])
-    return out.sort_values("changed_weight", ascending=False, kind="stable").query(
-        "changed_weight > 0"
-    )
 
 
 # Which estimate's judged draws count each class of pairs.

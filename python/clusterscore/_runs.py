@@ -102,6 +102,7 @@ class RunComparison:
         }
 
         self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
+        self._deltas: dict[tuple[str, ...] | None, pa.Table] = {}  # by slice column(s)
 
     @property
     def runs(self) -> list[str]:
@@ -122,7 +123,14 @@ class RunComparison:
         return self.deltas_table(column).to_pandas()
 
     def deltas_table(self, column: str | Sequence[str] | None = None) -> pa.Table:
-        """`deltas()` as an Arrow table."""
+        """`deltas()` as an Arrow table (computed once per `column`: the command line
+        prints, writes and reports the same table)."""
+        key = None if column is None else (column,) if isinstance(column, str) else tuple(column)
+        if key not in self._deltas:
+            self._deltas[key] = self._paired_deltas(column)
+        return self._deltas[key]
+
+    def _paired_deltas(self, column: str | Sequence[str] | None) -> pa.Table:
         evals = list(self.evaluations.values())
         if column is None:
             sums = [_core.run_sums(e.core, None) for e in evals]

@@ -23,9 +23,10 @@ from ._diff import Diff
 from ._io import clip, load_table, short
 from ._terms import term
 
-KINDS = ["split", "merge", "stable", "self"]
-VERDICTS = {"same": 0, "different": 1, "unsure": 2}
-_MISSING = 3
+# The core's codes, by name: a pair's kind, and a rater's verdict (missing: none given).
+KINDS = [k.name for k in sorted(_core.PairKind, key=lambda k: k.value)]
+VERDICTS = {v.name: v.value for v in _core.Verdict if v is not _core.Verdict.missing}
+_MISSING = _core.Verdict.missing.value
 _MAX_DRAWS = 100_000_000
 _NONE = 0xFFFFFFFF
 # /2: the checksum covers the metadata; /3: the totals hold the self pairs' known part.

@@ -138,6 +138,16 @@ nb::dict contributions_dict(nb::handle values, const Array<uint8_t>& kind,
 }  // namespace
 
 void bind_judging(nb::module_& m) {
+  nb::enum_<PairKind>(m, "PairKind")
+      .value("split", PairKind::kSplit)
+      .value("merge", PairKind::kMerge)
+      .value("stable", PairKind::kStable)
+      .value("self", PairKind::kSelf);
+  nb::enum_<Verdict>(m, "Verdict")
+      .value("same", Verdict::kSame)
+      .value("different", Verdict::kDifferent)
+      .value("unsure", Verdict::kUnsure)
+      .value("missing", Verdict::kMissing);
   m.def("estimate", &estimate_list);
   m.def("judged_shares", &shares_dict);
   m.def("plan_pairs",

@@ -58,17 +58,20 @@ ClassicOptions classic_options(bool weighted, Average average, double beta, bool
   return o;
 }
 
+// A labeling's optional weights: none, or one per label (the array must outlive the call).
+const double* label_weights(const nb::object& weights, size_t labels, Array<double>* held) {
+  if (weights.is_none()) return nullptr;
+  *held = nb::cast<Array<double>>(weights);
+  if (held->shape(0) != labels) throw std::invalid_argument("sample_weight has the wrong length");
+  return held->data();
+}
+
 nb::dict classic_from_labels(nb::handle a, nb::handle b, nb::object weights, Average average,
                              double beta, bool ami, bool matching) {
   Columns column;
   const IdColumn ca = column(a), cb = column(b);
-  const double* w = nullptr;
-  Array<double> wa;
-  if (!weights.is_none()) {
-    wa = nb::cast<Array<double>>(weights);
-    if (wa.shape(0) != ca.size) throw std::invalid_argument("sample_weight has the wrong length");
-    w = wa.data();
-  }
+  Array<double> held;
+  const double* w = label_weights(weights, ca.size, &held);
   ClassicScores s;
   {
     nb::gil_scoped_release release;
@@ -91,12 +94,8 @@ nb::dict classic_from_cells(size_t n_rows, size_t n_cols, std::vector<uint32_t> 
 nb::dict label_cells(nb::handle a, nb::handle b, nb::object weights) {
   Columns column;
   const IdColumn ca = column(a), cb = column(b);
-  const double* w = nullptr;
-  Array<double> wa;
-  if (!weights.is_none()) {
-    wa = nb::cast<Array<double>>(weights);
-    w = wa.data();
-  }
+  Array<double> held;
+  const double* w = label_weights(weights, ca.size, &held);
   LabelCells lc = cells_from_labels(ca, cb, w);
   nb::dict d;
   d["row"] = to_numpy(std::move(lc.cells.row));

@@ -11,6 +11,7 @@
 #include "detail/lanes.h"
 #include "detail/pair_terms.h"
 #include "detail/pointwise_row.h"
+#include "detail/progress.h"
 #include "detail/random.h"
 #include "detail/simd.h"
 
@@ -307,6 +308,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   std::vector<uint32_t> n;
   for (size_t b = 0; b < b_count; ++b) {
     detail::poll_interrupt();
+    detail::report_progress(b, b_count);
     draw(rng, engine.clusters(), &n);
     engine.compute(n.data(), &now);
     for (size_t x = 0; x < n_runs * cells; ++x) values[x * b_count + b] = now[x];

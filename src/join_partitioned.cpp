@@ -24,6 +24,7 @@
 #include "detail/interrupt.h"
 #include "detail/line_scatter.h"
 #include "detail/prefetch.h"
+#include "detail/progress.h"
 #include "join_parts.h"
 
 namespace clusterscore::join_detail {
@@ -279,8 +280,10 @@ class PartitionedJoin {
     t_bad_weight_ = pt.bad_weight;
     b_only_.assign((b_.items.size + 63) / 64, 0);
     PartTable table;
-    for (size_t p = 0; p < (size_t(1) << bits); ++p) {
+    const size_t parts = size_t(1) << bits;
+    for (size_t p = 0; p < parts; ++p) {
       if (p % 64 == 0) detail::poll_interrupt();
+      if (p % 16 == 0) detail::report_progress(p, parts);
       // Sized for the largest input: when A is a small truth, most ids are B's own, or
       // the items table's.
       table.next_partition(std::max({pa.size(p), pb_.size(p), pt.size(p)}),

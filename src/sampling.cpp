@@ -6,6 +6,7 @@
 #include "detail/interner.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
+#include "detail/progress.h"
 #include "detail/random.h"
 
 namespace clusterscore {
@@ -182,8 +183,10 @@ void draw_stratum(Sampler& s, Population pop, uint64_t n, uint8_t stratum, uint6
                                     : "no pairs to draw: Base and Exp cluster the common items "
                                       "identically");
   detail::Random rng(seed);
+  const uint64_t step = detail::report_step(n);
   for (uint64_t d = 0; d < n; ++d) {
     detail::poll_every(d);
+    detail::report_every(d, step, n);
     s.draw(cum, pop, stratum, rng, out);
   }
 }

@@ -13,6 +13,7 @@
 #include "clusterscore/ids.h"
 #include "clusterscore/impact.h"
 #include "clusterscore/interrupt.h"
+#include "clusterscore/progress.h"
 #include "clusterscore/metric_info.h"
 #include "clusterscore/metric_table.h"
 #include "clusterscore/plan.h"

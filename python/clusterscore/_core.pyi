@@ -6,6 +6,11 @@ import numpy
 from numpy.typing import NDArray
 
 
+def show_progress(callable: object | None) -> None:
+    """
+    Calls `callable(done, total)` as the core's long loops advance (each loop starts again at 0); None stops it. The command line's progress bars use it.
+    """
+
 class InputError(ValueError):
     pass
 

@@ -21,6 +21,7 @@ import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
 from . import _arrays
+from ._progress import advance
 from ._terms import term
 
 DEFAULT_WEIGHT_COL = "weight"
@@ -219,6 +220,7 @@ def _read_parquet(p: str, f: pq.ParquetFile) -> pa.Table:
             else:
                 chunks[i].append(col)
         at += rows
+        advance(at, n)
     if at != n:
         raise ValueError(f"{p}: holds {at:,} rows where its metadata says {n:,}")
     arrays = [

@@ -1,18 +1,34 @@
-"""What a long command is doing, on stderr: one line per step with a spinner while it
-runs and its time once done. The library marks its steps with `step()`; they are shown
-only inside `shown()`, which the command line enters when stderr is a terminal and
---quiet is not given. Elsewhere (pipes, files, the Python API) `step()` does nothing."""
+"""What a long command is doing, on stderr: one line per step, with a bar that fills as
+the step advances (a pulsing bar while its length is unknown, a CSV file being parsed)
+and its time. The library marks its steps with `step()` and reports how far they have
+come with `advance()`; the core reports its long loops the same way (the join's
+partitions, the bootstrap's resamples, the sampler's draws). They are shown only inside
+`shown()`, which the command line enters when stderr is a terminal and --quiet is not
+given. Elsewhere (pipes, files, the Python API) `step()` and `advance()` do nothing."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import TypeVar
 
 from rich.console import Console
-from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    Progress,
+    SpinnerColumn,
+    TaskID,
+    TaskProgressColumn,
+    TextColumn,
+    TimeElapsedColumn,
+)
+from rich.table import Column
 
 _current: Progress | None = None
+_running: list[TaskID] = []  # the steps under way, innermost last
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -22,18 +38,30 @@ def shown(enabled: bool) -> Iterator[None]:
     if not enabled or not sys.stderr.isatty() or _current is not None:
         yield
         return
+    from . import _core
+
     progress = Progress(
         SpinnerColumn(finished_text="✓"),
-        TextColumn("{task.description}"),
+        # The name takes what the bar, percentage and time leave, cut short if need be.
+        TextColumn(
+            "{task.description}",
+            table_column=Column(ratio=1, max_width=60, no_wrap=True, overflow="ellipsis"),
+        ),
+        BarColumn(bar_width=24),
+        TaskProgressColumn(),
         TimeElapsedColumn(),
         console=Console(stderr=True),
+        expand=True,
     )
     _current = progress
+    _core.show_progress(advance)
     try:
         with progress:
             yield
     finally:
+        _core.show_progress(None)
         _current = None
+        _running.clear()
 
 
 @contextmanager
@@ -46,11 +74,30 @@ def step(what: str) -> Iterator[None]:
     if not progress.live.is_started:  # restarted after done(), e.g. to write files
         progress.start()
     task = progress.add_task(what, total=None)
+    _running.append(task)
     try:
         yield
     finally:
-        progress.update(task, total=1, completed=1)
+        _running.remove(task)
+        total = progress.tasks[task].total or 1
+        progress.update(task, total=total, completed=total)
         progress.stop_task(task)
+
+
+def advance(done: int, total: int) -> None:
+    """The innermost step under way has done `done` of `total` units."""
+    if _current is not None and _running and total > 0:
+        _current.update(_running[-1], completed=done, total=total)
+
+
+def counted(items: Iterable[T], total: int, size: str = "num_rows") -> Iterator[T]:
+    """`items` as they come, advancing the step under way by each one's `size` attribute
+    (rows of record batches by default) out of `total`."""
+    done = 0
+    for item in items:
+        yield item
+        done += getattr(item, size)
+        advance(done, total)
 
 
 def done() -> None:

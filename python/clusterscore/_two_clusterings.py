@@ -8,6 +8,7 @@ import math
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -46,7 +47,7 @@ def reading(obj: Any, role: str) -> AbstractContextManager:
     memory; none for input already read (one truth shared by several runs)."""
     if obj is None or isinstance(obj, Source):
         return nullcontext()
-    return step(f"reading {obj if isinstance(obj, (str, os.PathLike)) else role}")
+    return step(f"reading {Path(obj).name if isinstance(obj, (str, os.PathLike)) else role}")
 
 
 class Comparison:

@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -310,7 +310,7 @@ def evaluate(
     outputs.write(result, slices)
     if staging is not None:
         with staging as tmp, progress.step(f"writing {out}"):
-            _write(tmp, summary, {"per_item": result.per_item_batches()}, clusters, slices)
+            _write(tmp, summary, {"per_item": _per_item(result)}, clusters, slices)
         _wrote(json_out, f"{out}/summary.json and Parquet tables")
 
 
@@ -554,7 +554,7 @@ def diff(
     outputs.write(result, slices)
     if staging is not None:
         with staging as tmp, progress.step(f"writing {out}"):
-            tables = {"per_item": result.per_item_batches(), "flows": result.flows_table()}
+            tables = {"per_item": _per_item(result), "flows": result.flows_table()}
             _write(tmp, summary, tables, clusters, slices)
         _wrote(json_out, f"{out}/summary.json and Parquet tables")
 
@@ -752,6 +752,11 @@ def plan(
         f" {result['stable_pairs']}): at most {result['judgements']:,} human judgements"
         f" (self pairs need none; a pair drawn twice is judged once). Based on {basis}."
     )
+
+
+def _per_item(result: Evaluation | Diff) -> Iterator[Any]:
+    """The per-item table's batches, the writing step's progress counted in its rows."""
+    return progress.counted(result.per_item_batches(), int(result.coverage["common_items"]))
 
 
 def _write(out: Path, summary: dict, tables: dict, clusters: dict, slices: dict) -> None:

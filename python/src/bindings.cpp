@@ -11,6 +11,7 @@
 #include "clusterscore/error.h"
 #include "clusterscore/interrupt.h"
 #include "clusterscore/metric_info.h"
+#include "clusterscore/progress.h"
 #include "convert.h"
 
 using namespace clusterscore;
@@ -30,10 +31,46 @@ bool python_signal_raised() noexcept {
   return true;
 }
 
+// The Python callable shown the core's progress, or null. A raw reference, never
+// released at exit: a static nb::object would be destroyed after the interpreter.
+PyObject* progress_callable = nullptr;
+
+// The core's ProgressReport: calls progress_callable(done, total). Its code may run a
+// pending signal's handler; the exception (KeyboardInterrupt) then stops the core as
+// the interrupt check would. Any other exception from it is reported, not raised: a
+// progress display does not end a computation.
+bool python_progress(uint64_t done, uint64_t total) noexcept {
+  nb::gil_scoped_acquire gil;
+  if (progress_callable == nullptr) return false;
+  PyObject* r = PyObject_CallFunction(progress_callable, "KK", (unsigned long long)done,
+                                      (unsigned long long)total);
+  if (r != nullptr) {
+    Py_DECREF(r);
+    return false;
+  }
+  if (!PyErr_ExceptionMatches(PyExc_KeyboardInterrupt)) {
+    PyErr_WriteUnraisable(progress_callable);
+    return false;
+  }
+  PyErr_Fetch(&signal_type, &signal_value, &signal_traceback);
+  return true;
+}
+
+void show_progress(nb::object callable) {
+  PyObject* next = callable.is_none() ? nullptr : callable.ptr();
+  Py_XINCREF(next);
+  Py_XDECREF(progress_callable);
+  progress_callable = next;
+  set_progress_report(next == nullptr ? nullptr : &python_progress);
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
   set_interrupt_check(&python_signal_raised);
+  m.def("show_progress", &show_progress, nb::arg("callable").none(),
+        "Calls `callable(done, total)` as the core's long loops advance (each loop starts "
+        "again at 0); None stops it. The command line's progress bars use it.");
   static nb::object input_error =
       nb::steal(PyErr_NewException("clusterscore._core.InputError", PyExc_ValueError, nullptr));
   m.attr("InputError") = input_error;

@@ -5,6 +5,7 @@ on a terminal only; a reader that stops early (`| head`) does not stop --out."""
 import json
 import os
 import pty
+import re
 import select
 import signal
 import subprocess
@@ -121,6 +122,28 @@ def test_progress_on_a_terminal_only(tmp_path):
     assert read_pty(master, quiet).strip() == ""
     os.close(master)
     assert quiet.wait() == 0
+
+
+def test_progress_bars_fill_as_the_core_works(tmp_path):
+    """The bootstrap's bar is seen part-way (a percentage between 0 and 100, reported by
+    the core's loop as it goes), then full."""
+    rng = np.random.default_rng(1)
+    ids = np.arange(200_000)
+    truth = rng.integers(0, 20_000, len(ids))
+    for name, labels in (("t", truth), ("a", np.where(rng.random(len(ids)) < 0.1, 0, truth))):
+        table = pa.table({"item_id": ids, "cluster_id": labels})
+        pq.write_table(table, tmp_path / f"{name}.parquet")
+    master, slave = pty.openpty()
+    runs = [tmp_path / "t.parquet", tmp_path / "a.parquet", tmp_path / "a.parquet"]
+    proc = subprocess.Popen([*CLI, "compare", *runs, "--resamples", "4000"],
+                            stdout=subprocess.DEVNULL, stderr=slave)  # fmt: skip
+    os.close(slave)
+    shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", read_pty(master, proc))
+    os.close(master)
+    assert proc.wait() == 0
+    seen = [int(p) for p in re.findall(r"bootstrap \(4,000 resamples\)[^\r\n]*?(\d+)%", shown)]
+    assert any(0 < p < 100 for p in seen), shown[-2000:]
+    assert seen[-1] == 100 and seen == sorted(seen), seen
 
 
 @pytest.mark.parametrize("json_out, read", [([], 10), (["--json"], 10), (["--json"], 0)])

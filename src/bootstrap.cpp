@@ -10,6 +10,7 @@
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/pair_terms.h"
+#include "detail/parallel.h"
 #include "detail/pointwise_row.h"
 #include "detail/progress.h"
 #include "detail/random.h"
@@ -299,16 +300,24 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   // One cluster drawn again and again is the full data every time: a spread of 0 that
   // would claim certainty, where nothing is known of the variation between clusters.
   const size_t b_count = out.clusters >= 2 ? o.resamples : 0;
-  std::vector<double> full, now;
+  std::vector<double> full;
   engine.compute(nullptr, &full);
   // values[(run * cells + x) * resamples + b], deltas[(pair * cells + x) * resamples + b]
   std::vector<double> values(n_runs * cells * b_count, kNaN);
   std::vector<double> deltas(pairs * cells * b_count, kNaN);
-  detail::Random rng(o.seed);
-  std::vector<uint32_t> n;
-  for (size_t b = 0; b < b_count; ++b) {
+  // Resample b draws from a random stream of its own, so that it is the same whichever
+  // thread computes it; each writes only its own column b.
+  struct Scratch {
+    std::vector<uint32_t> n;
+    std::vector<double> now;
+  };
+  std::vector<Scratch> scratch(detail::workers_for(b_count));
+  detail::parallel_for(b_count, [&](size_t w, size_t b) {
     detail::poll_interrupt();
     detail::report_progress(b, b_count);
+    std::vector<uint32_t>& n = scratch[w].n;
+    std::vector<double>& now = scratch[w].now;
+    detail::Random rng = detail::Random::stream(o.seed, b);
     draw(rng, engine.clusters(), &n);
     engine.compute(n.data(), &now);
     for (size_t x = 0; x < n_runs * cells; ++x) values[x * b_count + b] = now[x];
@@ -316,7 +325,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
       for (size_t z = a + 1; z < n_runs; ++z, ++pair)
         for (size_t x = 0; x < cells; ++x)
           deltas[(pair * cells + x) * b_count + b] = now[z * cells + x] - now[a * cells + x];
-  }
+  });
   const auto resampled = [&](const std::vector<double>& v, size_t at, double estimate) {
     return spread_of(
         std::vector<double>(v.begin() + long(at * b_count), v.begin() + long((at + 1) * b_count)),

@@ -72,7 +72,7 @@ double average(double u, double v, Average a) {
 
 }  // namespace
 
-void information_scores(const CellTable& c, const ClassicOptions& o, ClassicScores* s) {
+void information_scores(const CellTable& c, const ClassicOptions& o, double emi, ClassicScores* s) {
   const Margins m = margins(c, o.weighted);
   const double mi = mutual_info(c, o.weighted, m);
   const double h_true = entropy(m.rows, m.total), h_pred = entropy(m.cols, m.total);
@@ -95,7 +95,6 @@ void information_scores(const CellTable& c, const ClassicOptions& o, ClassicScor
   } else if (k == 1 || q == 1) {
     s->adjusted_mutual_info_score = 0.0;
   } else {
-    const double emi = expected_mutual_information(c);
     double den = average(h_true, h_pred, o.average) - emi;
     // 0/0: the same partition twice is perfect agreement (1, as scikit-learn's clamped
     // quotient gives); otherwise (e.g. one labeling all singletons with the "min" average:

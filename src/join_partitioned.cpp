@@ -13,6 +13,7 @@
 // match costs a fraction of the exact join's three or four dependent cache misses per
 // lookup.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <limits>
 #include <span>
@@ -23,6 +24,7 @@
 #include "detail/intern_column.h"
 #include "detail/interrupt.h"
 #include "detail/line_scatter.h"
+#include "detail/parallel.h"
 #include "detail/prefetch.h"
 #include "detail/progress.h"
 #include "join_parts.h"
@@ -231,6 +233,14 @@ struct FirstRepeat {
   bool found() const { return row != std::numeric_limits<size_t>::max(); }
 };
 
+// What one thread of the partition loop keeps: its table, and what it found, combined
+// with the other threads' once the loop is over.
+struct PartWorker {
+  PartTable table;
+  FirstRepeat a_repeat, b_repeat, t_repeat;
+  size_t items_unmatched = 0;
+};
+
 template <class Hash>
 class PartitionedJoin {
  public:
@@ -240,11 +250,25 @@ class PartitionedJoin {
 
   // False if string ids collided (see join_partitioned).
   bool run(size_t partition_rows) {
-    j_->a_cluster = detail::intern_column(a_.clusters, &j_->a_cluster_first_row);
-    const BigVector<uint32_t> b_row_cluster =
-        detail::intern_column(b_.clusters, &j_->b_cluster_first_row);
     const unsigned bits = partition_bits(partition_rows);
-    const ClusteringParts pa = join_partitions(bits, b_row_cluster);
+    BigVector<uint32_t> b_row_cluster;
+    ClusteringParts pa;
+    ItemParts pt;
+    // Four independent passes over the inputs, on as many threads as there are. B's
+    // partitions carry its rows' clusters (integer ids), so they follow B's clusters.
+    detail::parallel_invoke(
+        [&] {
+          b_row_cluster = detail::intern_column(b_.clusters, &j_->b_cluster_first_row);
+          // String ids keep B's row (in the tuple anyway) until their bytes are compared.
+          const uint32_t* b_extra = Hash::kExact ? b_row_cluster.data() : nullptr;
+          pb_ = partition<Entry>(hash_, b_.items, b_extra, nullptr, bits);
+        },
+        [&] { pa = partition<Entry>(hash_, a_.items, nullptr, nullptr, bits); },
+        [&] { j_->a_cluster = detail::intern_column(a_.clusters, &j_->a_cluster_first_row); },
+        [&] {
+          if (t_) pt = partition<WeightedEntry>(hash_, t_->items, nullptr, t_->weights, bits);
+        });
+    join_partitions(bits, pa, pt);
     if (!report_repeat(a_.role, a_.items, a_repeat_)) return false;
     if (!report_repeat(b_.role, b_.items, b_repeat_)) return false;
     if (t_bad_weight_) check_weights(*t_);
@@ -267,34 +291,37 @@ class PartitionedJoin {
     duplicate(role, ids, first, repeat.row);
   }
 
-  // Returns A's partitions, each entry holding what its item was found to have. B's
-  // partitions stay in pb_ if some items are only in B, with what each of those was
-  // found to have at the front of its partition (see add_b).
-  ClusteringParts join_partitions(unsigned bits, const BigVector<uint32_t>& b_row_cluster) {
-    ClusteringParts pa = partition<Entry>(hash_, a_.items, nullptr, nullptr, bits);
-    // String ids keep B's row (in the tuple anyway) until their bytes are compared.
-    const uint32_t* b_extra = Hash::kExact ? b_row_cluster.data() : nullptr;
-    pb_ = partition<Entry>(hash_, b_.items, b_extra, nullptr, bits);
-    const ItemParts pt =
-        t_ ? partition<WeightedEntry>(hash_, t_->items, nullptr, t_->weights, bits) : ItemParts{};
+  // Joins partition by partition, leaving in each entry of A's partitions what its item
+  // was found to have. B's partitions stay in pb_ if some items are only in B, with what
+  // each of those was found to have at the front of its partition (see add_b).
+  // Partitions are independent: each thread joins whole ones through a table of its own.
+  // What they share is combined so that no result depends on which thread did what: the
+  // B-only bits by atomic or, the first repeats by minimum, the unmatched rows by sum.
+  void join_partitions(unsigned bits, ClusteringParts& pa, const ItemParts& pt) {
     t_bad_weight_ = pt.bad_weight;
     b_only_.assign((b_.items.size + 63) / 64, 0);
-    PartTable table;
     const size_t parts = size_t(1) << bits;
-    for (size_t p = 0; p < parts; ++p) {
+    std::vector<PartWorker> workers(detail::workers_for(parts));
+    detail::parallel_for(parts, [&](size_t w, size_t p) {
       if (p % 64 == 0) detail::poll_interrupt();
       if (p % 16 == 0) detail::report_progress(p, parts);
+      PartWorker& worker = workers[w];
       // Sized for the largest input: when A is a small truth, most ids are B's own, or
       // the items table's.
-      table.next_partition(std::max({pa.size(p), pb_.size(p), pt.size(p)}),
-                           pa.size(p) + pb_.size(p) + pt.size(p));
-      add_a(pa, p, table);
-      add_b(p, table, pa);
-      add_items(pt, p, table, pa);
+      worker.table.next_partition(std::max({pa.size(p), pb_.size(p), pt.size(p)}),
+                                  pa.size(p) + pb_.size(p) + pt.size(p));
+      add_a(pa, p, worker);
+      add_b(p, worker, pa);
+      add_items(pt, p, worker, pa);
+    });
+    for (const PartWorker& w : workers) {
+      a_repeat_.note(w.a_repeat.row);
+      b_repeat_.note(w.b_repeat.row);
+      t_repeat_.note(w.t_repeat.row);
+      j_->items_table_unmatched += w.items_unmatched;
     }
     for (uint64_t word : b_only_) b_only_count_ += size_t(std::popcount(word));
     if (b_only_count_ == 0) pb_ = ClusteringParts{};  // as soon as it is not needed
-    return pa;
   }
 
   // The per-item arrays of A's items, in A's row order: each row's partition is found
@@ -401,11 +428,11 @@ class PartitionedJoin {
 
   // Puts partition p of A in the table, turning each entry into "nothing found yet" as it
   // goes (a repeat's first row is found again by a scan, as for B).
-  void add_a(ClusteringParts& pa, size_t p, PartTable& table) {
-    each_entry(pa, p, table, [&](size_t e, const Tuple& x, Slot& s) {
+  void add_a(ClusteringParts& pa, size_t p, PartWorker& w) {
+    each_entry(pa, p, w.table, [&](size_t e, const Tuple& x, Slot& s) {
       pa.entries[e].found = {kNone, kNone, 1.0};
       if (s.in(kInA)) {
-        a_repeat_.note(x.row);
+        w.a_repeat.note(x.row);
         return;
       }
       s.row = uint32_t(e);
@@ -416,11 +443,11 @@ class PartitionedJoin {
   // A B item found in A goes to its A entry. One that is not (B-only) gets a Found of its
   // own at the front of the partition, in row order, for the items table to fill and
   // append_b_only() to read: the front never passes the entry being read.
-  void add_b(size_t p, PartTable& table, ClusteringParts& pa) {
+  void add_b(size_t p, PartWorker& w, ClusteringParts& pa) {
     size_t front = pb_.begin[p];
-    each_entry(pb_, p, table, [&](size_t, const Tuple& x, Slot& s) {
+    each_entry(pb_, p, w.table, [&](size_t, const Tuple& x, Slot& s) {
       if (s.in(kInB)) {
-        b_repeat_.note(x.row);
+        w.b_repeat.note(x.row);
         return;
       }
       s.tag |= kInB;
@@ -429,16 +456,18 @@ class PartitionedJoin {
       } else {
         s.row = uint32_t(front);
         pb_.entries[front++].found = {kNone, kNone, 1.0};  // b_cluster is set from B's row
-        b_only_[x.row >> 6] |= uint64_t(1) << (x.row & 63);
+        // Another thread's partition may set a bit of the same word.
+        std::atomic_ref<uint64_t>(b_only_[x.row >> 6])
+            .fetch_or(uint64_t(1) << (x.row & 63), std::memory_order_relaxed);
       }
     });
   }
 
-  void add_items(const ItemParts& pt, size_t p, PartTable& table, ClusteringParts& pa) {
+  void add_items(const ItemParts& pt, size_t p, PartWorker& w, ClusteringParts& pa) {
     if (pt.empty()) return;  // no items table
-    each_entry(pt, p, table, [&](size_t e, const Tuple& x, Slot& s) {
+    each_entry(pt, p, w.table, [&](size_t e, const Tuple& x, Slot& s) {
       if (s.in(kInItems)) {
-        t_repeat_.note(x.row);
+        w.t_repeat.note(x.row);
         return;
       }
       s.tag |= kInItems;
@@ -448,7 +477,7 @@ class PartitionedJoin {
         f.weight = pt.entries[e].weight;
       } else {
         s.row = x.row;
-        ++j_->items_table_unmatched;
+        ++w.items_unmatched;
       }
     });
   }

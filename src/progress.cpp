@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "clusterscore/interrupt.h"
+#include "detail/parallel.h"
 #include "detail/progress.h"
 
 namespace clusterscore {
@@ -15,6 +16,7 @@ void set_progress_report(ProgressReport report) noexcept { installed.store(repor
 
 namespace detail {
 void report_progress(uint64_t done, uint64_t total) {
+  if (on_worker_thread()) return;  // the caller's thread reports for all
   const ProgressReport report = installed.load(std::memory_order_relaxed);
   if (report != nullptr && report(done, total)) throw Interrupted();
 }

@@ -64,8 +64,9 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping);
 
 struct BootstrapOptions {
   uint32_t resamples = 1000;  // > 0
-  uint64_t seed = 0;
-  double confidence = 0.95;  // in (0, 1)
+  uint64_t seed = 0;          // resample r draws from its own generator of (seed, r): the same
+                              // resamples on any number of threads
+  double confidence = 0.95;   // in (0, 1)
 };
 
 // The spread of a statistic over the resamples where it is defined: its standard

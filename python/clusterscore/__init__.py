@@ -11,6 +11,8 @@
 - `plan_pairs(base, exp, half_width=H)`: how many pairs to draw and judge for intervals
   of half-width H (docs/metrics.md, judging).
 - `report(result, path)`: one self-contained HTML file of any of those results.
+- `set_threads(n)`: how many threads the core uses (default: one per core; results
+  are the same for any number).
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
 """
 
@@ -31,6 +33,7 @@ _HOME = {
     "RunComparison": "_runs", "compare": "_runs",
     "PairSample": "_sample", "estimate": "_sample", "load_sample": "_sample",
     "sample_pairs": "_sample",
+    "set_threads": "_threads", "threads": "_threads",
     "__version__": "_version",
 }  # fmt: skip
 
@@ -48,6 +51,8 @@ __all__ = [
     "release_memory",
     "report",
     "sample_pairs",
+    "set_threads",
+    "threads",
 ]
 
 
@@ -71,4 +76,5 @@ if TYPE_CHECKING:  # what a type checker and an editor see
     from ._plan import plan_pairs
     from ._runs import RunComparison, compare
     from ._sample import PairSample, estimate, load_sample, sample_pairs
+    from ._threads import set_threads, threads
     from ._version import __version__ as __version__

@@ -6,6 +6,12 @@ import numpy
 from numpy.typing import NDArray
 
 
+def set_threads(n: int) -> None:
+    """Uses up to `n` threads in every later call; 0: one per core."""
+
+def threads() -> int:
+    """The number of threads in use."""
+
 def show_progress(callable: object | None) -> None:
     """
     Calls `callable(done, total)` as the core's long loops advance (each loop starts again at 0); None stops it. The command line's progress bars use it.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from types import FrameType
 
 
@@ -18,6 +19,12 @@ def _interrupted_while_starting(signum: int, frame: FrameType | None) -> None:
 
 def main() -> None:
     signal.signal(signal.SIGINT, _interrupted_while_starting)
-    from .cli import main as run
-
+    try:
+        from .cli import main as run
+    except ImportError as e:
+        # The core refuses to load with a bad CLUSTERSCORE_THREADS: a usage error.
+        if not str(e).startswith("CLUSTERSCORE_THREADS="):
+            raise
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(2)
     run()

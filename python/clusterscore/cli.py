@@ -75,6 +75,16 @@ QuietOpt = Annotated[
         "--quiet", "-q", help="No progress lines on stderr (they appear only on a terminal)."
     ),
 ]
+ThreadsOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--threads",
+        min=0,
+        max=1024,
+        help="Threads to use (0: one per core, the default; or CLUSTERSCORE_THREADS). Results"
+        " are the same for any number.",
+    ),
+]
 
 
 class Scope(str, Enum):
@@ -143,6 +153,10 @@ def command(fn: F) -> F:
             # From here Ctrl-C is a KeyboardInterrupt, which the core's loops poll for and
             # the staged outputs clean up after (the entry point exits at once before).
             signal.signal(signal.SIGINT, signal.default_int_handler)
+            if kwargs.get("threads") is not None:
+                from ._threads import set_threads
+
+                set_threads(kwargs["threads"])
             with command_line(), progress.shown(not kwargs.get("quiet", False)):
                 return fn(*args, **kwargs)
         except KeyboardInterrupt:
@@ -263,6 +277,7 @@ def evaluate(
     report_path: ReportOpt = None,
     png: PngOpt = None,
     quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
 ) -> None:
     """Score ACTUAL against TRUTH: coverage, overall metrics (precision, recall, F1, pair
     metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
@@ -398,6 +413,7 @@ def compare(
     report_path: ReportOpt = None,
     png: PngOpt = None,
     quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
 ) -> None:
     """Score every RUN against TRUTH and compare each pair: the delta (second − first) of
     every overall and per-slice metric, with a standard error and an interval from a
@@ -523,6 +539,7 @@ def diff(
     report_path: ReportOpt = None,
     png: PngOpt = None,
     quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
 ) -> None:
     """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
     rates, affected items, per-slice tables, and the clusters that changed the most."""
@@ -617,6 +634,7 @@ def sample(
     weight_col: WeightColOpt = "weight",
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
 ) -> None:
     """Draw pairs of items to judge, in proportion to their weight in the difference between
     BASE and EXP. Writes the sample (OUT) and, beside it, OUT-stem.raters.csv: both items'
@@ -674,6 +692,7 @@ def estimate(
     report_path: ReportOpt = None,
     png: PngOpt = None,
     quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
 ) -> None:
     """Estimate how good the difference is from judged pairs: good and bad split and merge
     distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
@@ -722,6 +741,7 @@ def plan(
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
     quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
 ) -> None:
     """How many pairs to draw (`clusterscore sample --pairs N --stable-pairs M`) and judge so
     that each metric's interval half-width is at most H: from the diff's exact multipliers
@@ -777,6 +797,7 @@ def main() -> None:
         app(prog_name="clusterscore")  # standalone: usage errors print a message and exit 2
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)  # one line, never wrapped
+
     else:
         return
     # The error's traceback keeps the command's frames, and the Arrow data they hold, in

@@ -4,6 +4,7 @@
 // interrupts, the metric registry and the memory cache.
 #include <nanobind/nanobind.h>
 
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "clusterscore/interrupt.h"
 #include "clusterscore/metric_info.h"
 #include "clusterscore/progress.h"
+#include "clusterscore/threads.h"
 #include "convert.h"
 
 using namespace clusterscore;
@@ -56,6 +58,20 @@ bool python_progress(uint64_t done, uint64_t total) noexcept {
   return true;
 }
 
+// CLUSTERSCORE_THREADS, if set, as set_threads() would take it; a ValueError naming it
+// otherwise (the import fails with it, and the command line prints it as one line).
+void threads_from_environment() {
+  const char* value = std::getenv("CLUSTERSCORE_THREADS");
+  if (value == nullptr || *value == '\0') return;
+  const std::string text(value);
+  const bool digits = text.size() <= 6 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits)
+    throw nb::value_error(("CLUSTERSCORE_THREADS='" + text.substr(0, 40) +
+                           "': give a whole number of threads (0: one per core)")
+                              .c_str());
+  set_threads(unsigned(std::stoul(text)));
+}
+
 void show_progress(nb::object callable) {
   PyObject* next = callable.is_none() ? nullptr : callable.ptr();
   Py_XINCREF(next);
@@ -68,6 +84,10 @@ void show_progress(nb::object callable) {
 
 NB_MODULE(_core, m) {
   set_interrupt_check(&python_signal_raised);
+  threads_from_environment();
+  m.def("set_threads", &set_threads, nb::arg("n"),
+        "Uses up to `n` threads in every later call; 0: one per core.");
+  m.def("threads", &threads, "The number of threads in use.");
   m.def("show_progress", &show_progress, nb::arg("callable").none(),
         "Calls `callable(done, total)` as the core's long loops advance (each loop starts "
         "again at 0); None stops it. The command line's progress bars use it.");

@@ -23,6 +23,14 @@ class Random {
     s_[3] = rotl(s_[3], 45);
     return result;
   }
+  // The generator of stream `k` of `seed`: one per task (a resample, a block of draws)
+  // that any thread may run, so that what a task draws depends on its number only.
+  static Random stream(uint64_t seed, uint64_t k) {
+    uint64_t x = seed;
+    const uint64_t base = splitmix(&x);
+    uint64_t y = k;
+    return Random(base ^ splitmix(&y));
+  }
   // Uniform in [0, 1) with 53 random bits.
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }
 

@@ -95,7 +95,8 @@ TEST(Bootstrap, PerSliceFullDataDeltasAreTheSliceDifferences) {
 }
 
 // Each resample redone by brute force: the draws (as documented: each of K clusters
-// drawn K times, uniformly by a multiply-shift of the generator's output), each item's
+// drawn K times, uniformly by a multiply-shift of the output of resample r's own
+// generator, Random::stream(seed, r)), each item's
 // weight times its cluster's draws, and weighted means of the per-item metrics.
 TEST(Bootstrap, AgreesWithResamplingItemsByBruteForce) {
   std::mt19937_64 gen(5);
@@ -121,9 +122,9 @@ TEST(Bootstrap, AgreesWithResamplingItemsByBruteForce) {
   const size_t k = c[0].joined().n_a_clusters();
   const std::string metric = "jaccard_index";
   const size_t col = c[0].cell_metrics().column(metric);
-  detail::Random rng(o.seed);
   std::vector<double> deltas;
   for (size_t r = 0; r < o.resamples; ++r) {
+    detail::Random rng = detail::Random::stream(o.seed, r);
     std::vector<double> times(k, 0);
     for (size_t d = 0; d < k; ++d)
       ++times[size_t((static_cast<unsigned __int128>(rng.next()) * k) >> 64)];
@@ -262,9 +263,9 @@ TEST(Bootstrap, CommonScopeResamplesRecomputeEveryItemByBruteForce) {
   const BootstrapResult got = paired_bootstrap({cell_sums(c, nullptr)}, o);
   const size_t k = c.joined().n_a_clusters();
   const auto& a = c.joined().a_cluster;
-  detail::Random rng(o.seed);
   std::vector<std::vector<double>> resampled(got.metrics.size());
   for (size_t r = 0; r < o.resamples; ++r) {
+    detail::Random rng = detail::Random::stream(o.seed, r);
     std::vector<uint32_t> times(k, 0);
     for (size_t d = 0; d < k; ++d)
       ++times[size_t((static_cast<unsigned __int128>(rng.next()) * k) >> 64)];

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "clusterscore/error.h"
+#include "clusterscore/threads.h"
 #include "detail/hash.h"
 #include "helpers.h"
 #include "join_parts.h"
@@ -159,11 +160,15 @@ TEST(JoinInts, AgreesWithOracleForAnyPartitionSize) {
     const Case c = random_case(rng, 1 + rng() % 3000);
     const JoinedClusterings want = oracle(c);
     // 1000 rows: partitions big enough to be scattered in one pass, with room to spare.
-    for (size_t rows : {size_t(1), size_t(3), size_t(64), size_t(1000), size_t(1) << 20}) {
-      expect_equal(run(c, rows), want,
-                   "round " + std::to_string(round) + " rows " + std::to_string(rows));
-    }
+    for (size_t rows : {size_t(1), size_t(3), size_t(64), size_t(1000), size_t(1) << 20})
+      for (unsigned threads : {1u, 3u}) {  // partitions joined by one thread, or several
+        set_threads(threads);
+        expect_equal(run(c, rows), want,
+                     "round " + std::to_string(round) + " rows " + std::to_string(rows) +
+                         " threads " + std::to_string(threads));
+      }
   }
+  set_threads(0);
 }
 
 // A small truth against a big clustering and items table, as evaluations usually are:
@@ -247,6 +252,18 @@ TEST(JoinInts, EarliestRepeatIsReportedWithBothRows) {
     EXPECT_EQ(e.source(), "actual");
     EXPECT_STREQ(e.what(), "item 13 appears twice (rows 0 and 3)");
   }
+  // Repeats in many partitions, found by several threads: still the earliest.
+  c = Case{};
+  for (int64_t i = 0; i < 5000; ++i) c.a_items.push_back(i), c.a_clusters.push_back(0);
+  for (int64_t i : {4000, 3000, 100, 2000}) c.a_items.push_back(i), c.a_clusters.push_back(0);
+  c.b_items = {1};
+  c.b_clusters = {0};
+  for (unsigned threads : {1u, 2u, 4u}) {
+    set_threads(threads);
+    InputError e = error_of(c, 16);
+    EXPECT_STREQ(e.what(), "item 4000 appears twice (rows 4000 and 5000)") << threads;
+  }
+  set_threads(0);
 }
 
 TEST(JoinInts, ItemsTableRepeatsOfEveryKindAreFound) {

@@ -10,6 +10,7 @@
 #include "clusterscore/classic.h"
 #include "clusterscore/interrupt.h"
 #include "clusterscore/progress.h"
+#include "clusterscore/threads.h"
 
 using namespace clusterscore;
 
@@ -35,6 +36,13 @@ LabelCells unrelated(size_t n, uint64_t seed) {
   return cells_from_labels(IdColumn::of_ints(a.data(), n), IdColumn::of_ints(b.data(), n), nullptr);
 }
 
+// One thread: progress is reported from the calling thread, where the expected mutual
+// information runs only when it has no other thread to run on.
+struct OneThread {
+  OneThread() { set_threads(1); }
+  ~OneThread() { set_threads(0); }
+};
+
 ClassicOptions emi_only() {
   ClassicOptions o;
   o.matching = false;
@@ -44,6 +52,7 @@ ClassicOptions emi_only() {
 }  // namespace
 
 TEST(Progress, ReportsALoopInOrderBelowItsTotal) {
+  const OneThread one;
   const LabelCells lc = unrelated(200000, 1);
   reports.clear();
   stop_after = UINT64_MAX;
@@ -65,6 +74,7 @@ TEST(Progress, ReportsALoopInOrderBelowItsTotal) {
 }
 
 TEST(Progress, AReportAskingToStopInterrupts) {
+  const OneThread one;
   const LabelCells lc = unrelated(200000, 2);
   reports.clear();
   stop_after = 2;

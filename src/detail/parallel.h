@@ -1,0 +1,42 @@
+// Running independent tasks on the threads set by set_threads(). Threads are started per
+// call and joined before it returns (no pool outlives a computation, so none is left
+// running when a host process exits); a call worth splitting takes milliseconds at
+// least, against tens of microseconds to start a thread.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace clusterscore::detail {
+
+// Calls task(worker, i) once for every i < n, on up to min(threads(), n) threads: the
+// caller's is worker 0, the others 1, 2, …, each worker running one task at a time (so
+// per-worker scratch space indexed by `worker` needs no lock). Tasks are claimed in
+// increasing order; which worker runs which task varies from run to run, so a task's
+// output may depend on i but never on `worker`.
+//
+// If a task throws, the tasks not yet started are skipped, the running ones stop at
+// their next poll_interrupt() (which throws Interrupted on a worker thread once any task
+// failed), and the exception of the lowest-numbered task that failed other than by
+// Interrupted is rethrown here once every thread has joined.
+void parallel_for(size_t n, const std::function<void(size_t worker, size_t i)>& task);
+
+// The number of workers parallel_for(n, ...) uses: size per-worker scratch space by it.
+size_t workers_for(size_t n);
+
+// Runs each function once, in parallel as far as threads allow; exceptions as above.
+template <class... F>
+void parallel_invoke(F&&... fs) {
+  const std::function<void()> all[] = {std::function<void()>(fs)...};
+  parallel_for(sizeof...(F), [&](size_t, size_t i) { all[i](); });
+}
+
+// True on a thread started by parallel_for (not the caller's): such a thread neither
+// calls the host's interrupt check nor reports progress.
+bool on_worker_thread() noexcept;
+
+// Set once any task of the running parallel_for has failed: workers stop at their next
+// poll.
+bool parallel_stop_requested() noexcept;
+
+}  // namespace clusterscore::detail

@@ -1,0 +1,113 @@
+#include "detail/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "clusterscore/interrupt.h"
+#include "clusterscore/threads.h"
+#include "detail/interrupt.h"
+
+namespace clusterscore {
+namespace {
+std::atomic<unsigned> requested{0};
+thread_local bool worker_thread = false;
+// Set while a parallel_for has a failed task; parallel_for calls do not nest across
+// threads (a task runs its inner loops on its own thread), so one flag suffices.
+std::atomic<bool> stop{false};
+}  // namespace
+
+void set_threads(unsigned n) noexcept { requested.store(std::min(n, 1024u)); }
+
+unsigned threads() noexcept {
+  const unsigned n = requested.load();
+  if (n != 0) return n;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+namespace detail {
+
+bool on_worker_thread() noexcept { return worker_thread; }
+bool parallel_stop_requested() noexcept { return stop.load(std::memory_order_relaxed); }
+
+size_t workers_for(size_t n) {
+  // A task started on a worker runs everything inside it on that one thread: a nested
+  // call would multiply the threads.
+  if (worker_thread) return 1;
+  return std::max<size_t>(1, std::min<size_t>(threads(), n));
+}
+
+void parallel_for(size_t n, const std::function<void(size_t, size_t)>& task) {
+  const size_t workers = workers_for(n);
+  if (workers <= 1) {
+    for (size_t i = 0; i < n; ++i) task(0, i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::exception_ptr> failed(n);
+  std::exception_ptr waiting_interrupt;
+  stop.store(false);
+  const auto run = [&](size_t worker) {
+    for (size_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < n;) {
+      try {
+        task(worker, i);
+      } catch (...) {
+        failed[i] = std::current_exception();
+        stop.store(true);
+      }
+    }
+  };
+  std::mutex m;
+  std::condition_variable cv;
+  size_t running = workers - 1;
+  std::vector<std::thread> started;
+  started.reserve(workers - 1);
+  for (size_t w = 1; w < workers; ++w)
+    started.emplace_back([&, w] {
+      worker_thread = true;
+      run(w);
+      const std::lock_guard<std::mutex> lock(m);
+      --running;
+      cv.notify_one();
+    });
+  run(0);
+  // Out of tasks, the caller keeps polling the host's check while the workers finish: a
+  // long task on a worker must still stop within a fraction of a second of Ctrl-C.
+  {
+    std::unique_lock<std::mutex> lock(m);
+    while (running > 0) {
+      if (cv.wait_for(lock, std::chrono::milliseconds(20), [&] { return running == 0; })) break;
+      if (waiting_interrupt || stop.load()) continue;
+      lock.unlock();
+      try {
+        poll_interrupt();
+      } catch (...) {
+        waiting_interrupt = std::current_exception();
+        stop.store(true);
+      }
+      lock.lock();
+    }
+  }
+  for (std::thread& t : started) t.join();
+  stop.store(false);
+  std::exception_ptr first_interrupt = waiting_interrupt;
+  for (const std::exception_ptr& e : failed) {
+    if (!e) continue;
+    try {
+      std::rethrow_exception(e);
+    } catch (const Interrupted&) {
+      if (!first_interrupt) first_interrupt = e;
+    } catch (...) {
+      std::rethrow_exception(e);
+    }
+  }
+  if (first_interrupt) std::rethrow_exception(first_interrupt);
+}
+
+}  // namespace detail
+}  // namespace clusterscore

@@ -7,7 +7,8 @@ Input (bench/synth.py): power-law clusters, 10% of items moved by splits and mer
 random int64 ids, random weights, one slice column; the "strings" run has the same
 clusterings with string item and cluster ids, and the "small-truth" run scores the whole
 actual clustering against whole truth clusters covering ~2% of the items, as job 1 does
-(its peak memory is per item of the actual clustering). One thread throughout.
+(its peak memory is per item of the actual clustering). One thread unless --threads N
+(scikit-learn has one).
 """
 
 from __future__ import annotations
@@ -78,7 +79,8 @@ def main() -> None:
         "small-truth": "clusterscore evaluate, all levels, truth of ~2% of the items, in memory",
         "sklearn": "sklearn contingency_matrix(sparse=True), labels pre-aligned",
     }
-    print(f"\nn = {args.n:,} items, best of {args.repeat}, one thread\n")
+    threads = args.threads or "every core"
+    print(f"\nn = {args.n:,} items, best of {args.repeat}, threads: {threads}\n")
     print("| run | best (s) | first (s) | speed vs sklearn | peak memory beyond input |")
     print("|---|---|---|---|---|")
     for r in rows:

@@ -55,8 +55,9 @@ def measure(kind: str, n: int, repeat: int, run: Callable[[], object]) -> dict:
             "peak_bytes_per_item": min(peaks) / n}  # fmt: skip
 
 
-def run_children(script: str, kinds: list[str], extra: list[str]) -> list[dict]:
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+def run_children(script: str, kinds: list[str], extra: list[str], threads: int = 1) -> list[dict]:
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1",
+               CLUSTERSCORE_THREADS=str(threads))  # fmt: skip
     rows = []
     for kind in kinds:
         cmd = [sys.executable, script, "--child", kind, *extra]
@@ -74,6 +75,7 @@ def parse_args(default_n: int = 10_000_000):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--child", default=None)
     ap.add_argument("--workdir", default=None)
+    ap.add_argument("--threads", type=int, default=1, help="the core's threads (0: every core)")
     return ap.parse_args()
 
 
@@ -105,4 +107,4 @@ def child_or_parent(script: str, args, kinds: list[str], child: Callable[..., di
         return []
     with tempfile.TemporaryDirectory() as work:
         extra = ["--n", str(args.n), "--repeat", str(args.repeat), "--workdir", work]
-        return run_children(script, kinds, extra)
+        return run_children(script, kinds, extra, args.threads)

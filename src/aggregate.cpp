@@ -10,6 +10,7 @@
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/line_scatter.h"
+#include "detail/parallel.h"
 #include "detail/prefetch.h"
 #include "detail/simd.h"
 
@@ -57,6 +58,15 @@ struct Sums8 {
     weight = {};
     for (size_t k = 0; k < 8; ++k) sum[k] = comp[k] = 0.0;
   }
+  // Adds the sums of a later stretch of units.
+  void merge(const Sums8& o) {
+    count += o.count;
+    weight.add(o.weight);
+    for (size_t k = 0; k < 8; ++k) {
+      detail::neumaier_add(sum[k], comp[k], o.sum[k]);
+      detail::neumaier_add(sum[k], comp[k], o.comp[k]);
+    }
+  }
 };
 
 // One group's running sums. The metric sums are kept as two arrays (sums, compensations),
@@ -84,6 +94,14 @@ struct Sums {
     std::fill(sum.begin(), sum.end(), 0.0);
     std::fill(comp.begin(), comp.end(), 0.0);
   }
+  void merge(const Sums& o) {
+    count += o.count;
+    weight.add(o.weight);
+    for (size_t k = 0; k < sum.size(); ++k) {
+      detail::neumaier_add(sum[k], comp[k], o.sum[k]);
+      detail::neumaier_add(sum[k], comp[k], o.comp[k]);
+    }
+  }
 };
 
 // A unit as the partitioned path carries it: 16 bytes, or 32 with an item count (a size
@@ -100,22 +118,26 @@ struct alignas(32) CountedUnit {
 template <class Rec>
 concept Counted = requires(Rec r) { r.count; };
 
-// The output table, written kStage rows at a time: rows are staged in a small buffer,
-// column by column, then each column's run is appended at once. Appending each row
-// straight to its columns kept 11 write streams going, which made the writes twice as
-// slow. Staged by column, not by row: staged row by row and gathered into columns at each
-// flush, the gather and a division per value made half the table's cost.
+// Sizes the output table for `rows` rows, for Outputs to fill.
+void size_output(GroupTable* out, size_t rows) {
+  out->group.resize(rows);
+  out->items.resize(rows);
+  out->weight.resize(rows);
+  for (auto& c : out->columns) c.resize(rows);
+}
+
+// Rows of the output table from row `at` on, written kStage rows at a time: rows are
+// staged in a small buffer, column by column, then each column's run is copied at once.
+// Writing each row straight to its columns kept 11 write streams going, which made the
+// writes twice as slow. Staged by column, not by row: staged row by row and gathered into
+// columns at each flush, the gather and a division per value made half the table's cost.
+// Outputs at disjoint rows of one table may be written by different threads.
 class Output {
  public:
   static constexpr size_t kStage = 64;
 
-  // `rows`: how many rows will be added (the columns' capacity).
-  Output(GroupTable* out, size_t rows) : out_(out), k_(out->columns.size()), means_(kStage * k_) {
-    out->group.reserve(rows);
-    out->items.reserve(rows);
-    out->weight.reserve(rows);
-    for (auto& c : out->columns) c.reserve(rows);
-  }
+  Output(GroupTable* out, size_t at)
+      : out_(out), k_(out->columns.size()), at_(at), means_(kStage * k_) {}
   // Stages a row; returns where its first mean goes, the next ones kStage apart.
   double* add(uint32_t group, uint64_t items, double weight) {
     if (n_ == kStage) flush();
@@ -125,24 +147,56 @@ class Output {
     return means_.data() + n_++;
   }
   void flush() {
-    out_->group.insert(out_->group.end(), group_, group_ + n_);
-    out_->items.insert(out_->items.end(), items_, items_ + n_);
-    out_->weight.insert(out_->weight.end(), weight_, weight_ + n_);
+    std::copy(group_, group_ + n_, out_->group.data() + at_);
+    std::copy(items_, items_ + n_, out_->items.data() + at_);
+    std::copy(weight_, weight_ + n_, out_->weight.data() + at_);
     for (size_t k = 0; k < k_; ++k) {
       const double* column = means_.data() + k * kStage;
-      out_->columns[k].insert(out_->columns[k].end(), column, column + n_);
+      std::copy(column, column + n_, out_->columns[k].data() + at_);
     }
+    at_ += n_;
     n_ = 0;
   }
 
  private:
   GroupTable* out_;
-  size_t k_, n_ = 0;
+  size_t k_, at_, n_ = 0;
   uint32_t group_[kStage];
   uint64_t items_[kStage];
   double weight_[kStage];
   std::vector<double> means_;  // column k's staged values: [k * kStage, k * kStage + n_)
 };
+
+// Units are summed in stretches of at least kStretchUnits and at most kMostStretches in
+// all, cut by the input's size alone: the stretches, and so every sum's bits, are the same
+// on any number of threads. Below kStretchUnits units there is one stretch, summed as
+// one loop would.
+constexpr size_t kStretchUnits = size_t(1) << 20;
+constexpr size_t kMostStretches = 32;
+size_t stretch_units(size_t n) {
+  return std::max(kStretchUnits, (n + kMostStretches - 1) / kMostStretches);
+}
+
+// The runs path's stretches: unit ranges [begin[p], begin[p + 1]) holding groups[p] whole
+// groups.
+struct Stretches {
+  std::vector<size_t> begin, groups;
+};
+
+// The number of bits set in bits [lo, hi) of `words`.
+size_t count_bits(const std::vector<uint64_t>& words, size_t lo, size_t hi) {
+  size_t n = 0;
+  for (size_t i = lo; i < hi;) {
+    if (i % 64 == 0 && i + 64 <= hi) {
+      n += size_t(std::popcount(words[i / 64]));
+      i += 64;
+    } else {
+      n += (words[i / 64] >> (i % 64)) & 1;
+      ++i;
+    }
+  }
+  return n;
+}
 
 template <class Sums>
 class Aggregator {
@@ -177,9 +231,28 @@ class Aggregator {
     s.means(w, k_, out->add(g, s.count, w), Output::kStage);
   }
 
+  // Few groups: each stretch of units (stretch_units()) is summed into sums of its own,
+  // on any thread, and the stretches' sums are added up in order.
   void in_place(size_t n_groups, GroupTable* out) const {
-    std::vector<Sums> sums(n_groups, Sums(k_));
-    for (size_t u = 0; u < u_.group.size(); ++u) {
+    const size_t n = u_.group.size(), per = stretch_units(n);
+    const size_t stretches = std::max<size_t>(1, (n + per - 1) / per);
+    std::vector<std::vector<Sums>> part(stretches);
+    detail::parallel_for(stretches, [&](size_t, size_t p) {
+      part[p].assign(n_groups, Sums(k_));
+      sum_in_place(p * per, std::min(n, (p + 1) * per), part[p]);
+    });
+    std::vector<Sums>& sums = part[0];
+    for (size_t p = 1; p < stretches; ++p)
+      for (size_t g = 0; g < n_groups; ++g) sums[g].merge(part[p][g]);
+    size_output(out, size_t(std::count_if(sums.begin(), sums.end(),
+                                          [](const Sums& s) { return s.count > 0; })));
+    Output o(out, 0);
+    for (size_t g = 0; g < n_groups; ++g) emit(uint32_t(g), sums[g], &o);
+    o.flush();
+  }
+
+  void sum_in_place(size_t begin, size_t end, std::vector<Sums>& sums) const {
+    for (size_t u = begin; u < end; ++u) {
       detail::poll_every(u);
       prefetch(u + kGatherAhead);
       // And the arrays read in order (detail::prefetch_stream, whose figures are these).
@@ -188,31 +261,34 @@ class Aggregator {
       detail::prefetch_stream(u_.weight.data(), u);
       if (!skip(u)) add(u, &sums[u_.group[u]]);
     }
-    Output o(out,
-             size_t(std::count_if(sums.begin(), sums.end(), [](auto& s) { return s.count > 0; })));
-    for (size_t g = 0; g < n_groups; ++g) emit(uint32_t(g), sums[g], &o);
-    o.flush();
   }
 
   // Units already in non-decreasing group order (cells by row) are summed run by run;
-  // skipped units may come between those of one group. `groups`: how many runs.
-  void runs(size_t groups, GroupTable* out) const {
-    Output o(out, groups);
-    Sums s(k_);
-    uint32_t g = kNone;
-    for (size_t u = 0; u < u_.group.size(); ++u) {
-      detail::poll_every(u);
-      prefetch(u + kPrefetch);
-      if (skip(u)) continue;
-      if (u_.group[u] != g) {
-        if (g != kNone) emit(g, s, &o);
-        g = u_.group[u];
-        s.clear();
+  // skipped units may come between those of one group. Each stretch (whole groups, see
+  // groups_in_order) is summed on any thread into its own rows of the output.
+  void runs(const Stretches& st, GroupTable* out) const {
+    const size_t stretches = st.groups.size();
+    std::vector<size_t> at(stretches + 1, 0);
+    for (size_t p = 0; p < stretches; ++p) at[p + 1] = at[p] + st.groups[p];
+    size_output(out, at[stretches]);
+    detail::parallel_for(stretches, [&](size_t, size_t p) {
+      Output o(out, at[p]);
+      Sums s(k_);
+      uint32_t g = kNone;
+      for (size_t u = st.begin[p]; u < st.begin[p + 1]; ++u) {
+        detail::poll_every(u);
+        prefetch(u + kPrefetch);
+        if (skip(u)) continue;
+        if (u_.group[u] != g) {
+          if (g != kNone) emit(g, s, &o);
+          g = u_.group[u];
+          s.clear();
+        }
+        add(u, &s);
       }
-      add(u, &s);
-    }
-    if (g != kNone) emit(g, s, &o);
-    o.flush();
+      if (g != kNone) emit(g, s, &o);
+      o.flush();
+    });
   }
 
   // Units radix-partitioned by group, each partition a range of groups whose sums fit
@@ -241,33 +317,61 @@ class Aggregator {
     const size_t n = u_.group.size();
     const unsigned bits = group_bits();
     const size_t parts = ((n_groups - 1) >> bits) + 1;
+    // Each stretch of units counts, then scatters, its own units on any thread: stretch
+    // s writes partition p's records from at[s * parts + p] on, after those of the
+    // stretches before it, so each partition holds its units in unit order whatever
+    // thread wrote them.
+    const size_t per = stretch_units(n), stretches = std::max<size_t>(1, (n + per - 1) / per);
+    std::vector<size_t> at(stretches * parts, 0);
+    std::vector<std::vector<uint64_t>> seen(stretches);  // one bit a group: in L2
+    detail::parallel_for(stretches, [&](size_t, size_t s) {
+      size_t* count = at.data() + s * parts;
+      std::vector<uint64_t>& present = seen[s];
+      present.assign((n_groups + 63) / 64, 0);
+      for (size_t u = s * per; u < std::min(n, (s + 1) * per); ++u) {
+        detail::poll_every(u);
+        if (skip(u)) continue;
+        const uint32_t g = u_.group[u];
+        ++count[g >> bits];
+        present[g >> 6] |= uint64_t(1) << (g & 63);
+      }
+    });
+    std::vector<uint64_t>& present = seen[0];
+    for (size_t s = 1; s < stretches; ++s)
+      for (size_t i = 0; i < present.size(); ++i) present[i] |= seen[s][i];
     std::vector<size_t> start(parts + 1, 0);
-    std::vector<uint64_t> present((n_groups + 63) / 64, 0);  // in L2: one bit a group
-    for (size_t u = 0; u < n; ++u) {
-      detail::poll_every(u);
-      if (skip(u)) continue;
-      const uint32_t g = u_.group[u];
-      ++start[(g >> bits) + 1];
-      present[g >> 6] |= uint64_t(1) << (g & 63);
+    size_t placed = 0;
+    for (size_t p = 0; p < parts; ++p) {
+      start[p] = placed;
+      for (size_t s = 0; s < stretches; ++s) {
+        const size_t count = at[s * parts + p];
+        at[s * parts + p] = placed;
+        placed += count;
+      }
     }
-    size_t non_empty = 0;
-    for (uint64_t word : present) non_empty += size_t(std::popcount(word));
-    for (size_t p = 0; p < parts; ++p) start[p + 1] += start[p];
-    BigBuffer<Rec> order(start[parts]);
-    std::vector<size_t> next(start.begin(), start.end() - 1);
-    {
+    start[parts] = placed;
+    BigBuffer<Rec> order(placed);
+    detail::parallel_for(stretches, [&](size_t, size_t s) {
+      std::vector<size_t> next(at.begin() + long(s * parts), at.begin() + long((s + 1) * parts));
       detail::LineScatter<Rec> to(order.data(), next);
-      for (size_t u = 0; u < n; ++u) {
+      for (size_t u = s * per; u < std::min(n, (s + 1) * per); ++u) {
         detail::poll_every(u);
         if (skip(u)) continue;
         const size_t p = u_.group[u] >> bits;
         to.put(p, next[p]++, record<Rec>(u));
       }
       to.finish(next);
-    }
-    Output o(out, non_empty);
-    std::vector<Sums> sums(std::min(n_groups, size_t(1) << bits), Sums(k_));
-    for (size_t p = 0; p < parts; ++p) {
+    });
+    // Each partition's groups, summed on any thread, fill their own rows of the output.
+    std::vector<size_t> row(parts + 1, 0);
+    for (size_t p = 0; p < parts; ++p)
+      row[p + 1] = row[p] + count_bits(present, p << bits, std::min(n_groups, (p + 1) << bits));
+    size_output(out, row[parts]);
+    std::vector<std::vector<Sums>> per_worker(detail::workers_for(parts));
+    detail::parallel_for(parts, [&](size_t w, size_t p) {
+      std::vector<Sums>& sums = per_worker[w];
+      if (sums.empty()) sums.assign(std::min(n_groups, size_t(1) << bits), Sums(k_));
+      Output o(out, row[p]);
       const uint32_t base = uint32_t(p << bits);
       const size_t groups = std::min(sums.size(), n_groups - base);
       for (size_t g = 0; g < groups; ++g) sums[g].clear();
@@ -277,8 +381,8 @@ class Aggregator {
         add(order[e], &sums[order[e].group - base]);
       }
       for (size_t g = 0; g < groups; ++g) emit(base + uint32_t(g), sums[g], &o);
-    }
-    o.flush();
+      o.flush();
+    });
   }
 
   template <class Rec>
@@ -301,19 +405,29 @@ class Aggregator {
     s->add_metrics(r.weight, m_.row(r.cell));
   }
 
-  // If group codes never decrease from one unit to the next (skipped units aside), the
-  // number of groups met; else 0.
-  size_t groups_in_order() const {
-    size_t groups = 0;
+  // If group codes never decrease from one unit to the next (skipped units aside) and
+  // some unit is not skipped: true, with the units cut into stretches of whole groups,
+  // each starting at a new group at least stretch_units() after the last cut.
+  bool groups_in_order(Stretches* st) const {
+    const size_t per = stretch_units(u_.group.size());
+    st->begin.assign(1, 0);
+    st->groups.assign(1, 0);
+    size_t total = 0;
     uint32_t last = kNone;
     for (size_t u = 0; u < u_.group.size(); ++u) {
       detail::poll_every(u);
       if (skip(u) || u_.group[u] == last) continue;
-      if (last != kNone && u_.group[u] < last) return 0;
+      if (last != kNone && u_.group[u] < last) return false;
+      if (last != kNone && u - st->begin.back() >= per) {
+        st->begin.push_back(u);
+        st->groups.push_back(0);
+      }
       last = u_.group[u];
-      ++groups;
+      ++st->groups.back();
+      ++total;
     }
-    return groups;
+    st->begin.push_back(u_.group.size());
+    return total > 0;
   }
 
  private:
@@ -326,10 +440,11 @@ template <class Sums>
 [[gnu::always_inline]] inline void run(const Aggregator<Sums>& a, size_t n_groups,
                                        GroupTable* out) {
   const size_t k = out->names.size();
+  Stretches st;
   if (n_groups * (k + 1) * sizeof(detail::KahanSum) <= kInPlaceBytes)
     a.in_place(n_groups, out);
-  else if (const size_t groups = a.groups_in_order(); groups > 0)
-    a.runs(groups, out);
+  else if (a.groups_in_order(&st))
+    a.runs(st, out);
   else
     a.partitioned(n_groups, out);
 }

@@ -10,6 +10,7 @@
 #include "detail/interner.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
+#include "detail/parallel.h"
 #include "detail/prefetch.h"
 
 namespace clusterscore {
@@ -171,9 +172,12 @@ GroupTable Comparison::aggregate_units(const Units& u, size_t n_groups) const {
     }
     scaled.weight = w;
   }
-  GroupTable t = aggregate(metrics_, scaled, n_groups);
+  // The means and the pair sums read the same units apart: one thread each.
+  GroupTable t;
+  PairSums pairs;
+  detail::parallel_invoke([&] { t = aggregate(metrics_, scaled, n_groups); },
+                          [&] { pairs = pair_sums_of(u, n_groups); });
   add_pointwise_derived(&t);
-  const PairSums pairs = pair_sums_of(u, n_groups);
   add_pair_metrics(&t, pairs);
   if (!design_.empty())
     for (size_t i = 0; i < t.size(); ++i) t.weight[i] = pairs.weight[t.group[i]];

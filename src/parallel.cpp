@@ -17,6 +17,9 @@ namespace clusterscore {
 namespace {
 std::atomic<unsigned> requested{0};
 thread_local bool worker_thread = false;
+// Set while this thread runs a parallel_for's tasks: calls nested in them run serially,
+// on this thread, rather than multiplying the threads.
+thread_local bool in_region = false;
 // Set while a parallel_for has a failed task; parallel_for calls do not nest across
 // threads (a task runs its inner loops on its own thread), so one flag suffices.
 std::atomic<bool> stop{false};
@@ -36,9 +39,7 @@ bool on_worker_thread() noexcept { return worker_thread; }
 bool parallel_stop_requested() noexcept { return stop.load(std::memory_order_relaxed); }
 
 size_t workers_for(size_t n) {
-  // A task started on a worker runs everything inside it on that one thread: a nested
-  // call would multiply the threads.
-  if (worker_thread) return 1;
+  if (in_region) return 1;
   return std::max<size_t>(1, std::min<size_t>(threads(), n));
 }
 
@@ -69,13 +70,15 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& task) {
   started.reserve(workers - 1);
   for (size_t w = 1; w < workers; ++w)
     started.emplace_back([&, w] {
-      worker_thread = true;
+      worker_thread = in_region = true;
       run(w);
       const std::lock_guard<std::mutex> lock(m);
       --running;
       cv.notify_one();
     });
+  in_region = true;
   run(0);
+  in_region = false;
   // Out of tasks, the caller keeps polling the host's check while the workers finish: a
   // long task on a worker must still stop within a fraction of a second of Ctrl-C.
   {

@@ -1,5 +1,5 @@
 // Times each phase of a comparison on synthetic data, to see where time goes.
-//   bench_phases [n_items] [strings]
+//   [CLUSTERSCORE_THREADS=N] bench_phases [n_items] [strings]
 // With "strings", item and cluster ids are strings ("id" and the number, as the
 // Python bench's string variant writes them), laid out as Arrow does.
 #include <algorithm>
@@ -12,6 +12,7 @@
 
 #include "clusterscore/comparison.h"
 #include "clusterscore/pointwise.h"
+#include "clusterscore/threads.h"
 
 using namespace clusterscore;
 using Clock = std::chrono::steady_clock;
@@ -37,6 +38,7 @@ struct StringColumn {
 
 int main(int argc, char** argv) {
   const size_t n = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 10'000'000;
+  if (const char* t = std::getenv("CLUSTERSCORE_THREADS")) set_threads(unsigned(std::atoi(t)));
   std::mt19937_64 rng(1);
   std::vector<int64_t> ids(n), truth(n), actual(n), ids_b(n), ids_t(n);
   std::vector<double> w(n);
@@ -86,7 +88,7 @@ int main(int argc, char** argv) {
       CellTable cells = build_cells(j, &cell_of_item, false);  // as Comparison builds them
       std::printf("cells         %.3f s  (%zu cells)\n", since(t0), cells.size());
       t0 = Clock::now();
-      MetricTable m = pointwise_cells(cells);
+      MetricTable m = pointwise_cells(cells, common_marginals(cells));
       std::printf("cell metrics  %.3f s\n", since(t0));
     }
     t0 = Clock::now();

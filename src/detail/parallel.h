@@ -11,7 +11,8 @@ namespace clusterscore::detail {
 
 // Calls task(worker, i) once for every i < n, on up to min(threads(), n) threads: the
 // caller's is worker 0, the others 1, 2, …, each worker running one task at a time (so
-// per-worker scratch space indexed by `worker` needs no lock). Tasks are claimed in
+// per-worker scratch space indexed by `worker` needs no lock). Called from inside a
+// task, it runs every task on that task's thread, as worker 0. Tasks are claimed in
 // increasing order; which worker runs which task varies from run to run, so a task's
 // output may depend on i but never on `worker`.
 //

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <random>
+#include <utility>
 
 #include "clusterscore/aggregate.h"
 #include "clusterscore/clustering.h"
+#include "clusterscore/threads.h"
 #include "detail/kahan.h"
 
 using namespace clusterscore;
@@ -45,18 +47,30 @@ Case random_case(std::mt19937_64& rng, size_t width, size_t units, size_t groups
   return c;
 }
 
-void expect_reference(const Case& c, size_t groups) {
+// `stretch`: the in-place path's stretch of units (0: the other paths, one stretch),
+// each summed apart and then added to the sums of those before it.
+void expect_reference(const Case& c, size_t groups, size_t stretch = 0) {
   const GroupTable t = aggregate(c.m, {{}, c.group, c.weight, c.count}, groups);
   std::vector<detail::KahanSum> w(groups);
   std::vector<std::vector<detail::KahanSum>> sums(groups,
                                                   std::vector<detail::KahanSum>(c.m.width()));
   std::vector<uint64_t> n(groups, 0);
-  for (size_t u = 0; u < c.group.size(); ++u) {
-    const uint32_t g = c.group[u];
-    if (g == kNone) continue;
-    n[g] += c.count[u];
-    w[g].add(c.weight[u]);
-    for (size_t k = 0; k < c.m.width(); ++k) sums[g][k].add(c.weight[u] * c.m.at(u, k));
+  const size_t per = stretch == 0 ? c.group.size() : stretch;
+  for (size_t begin = 0; begin < c.group.size(); begin += per) {
+    std::vector<detail::KahanSum> pw(groups);
+    std::vector<std::vector<detail::KahanSum>> ps(groups,
+                                                  std::vector<detail::KahanSum>(c.m.width()));
+    for (size_t u = begin; u < std::min(c.group.size(), begin + per); ++u) {
+      const uint32_t g = c.group[u];
+      if (g == kNone) continue;
+      n[g] += c.count[u];
+      pw[g].add(c.weight[u]);
+      for (size_t k = 0; k < c.m.width(); ++k) ps[g][k].add(c.weight[u] * c.m.at(u, k));
+    }
+    for (size_t g = 0; g < groups; ++g) {
+      w[g].add(pw[g]);
+      for (size_t k = 0; k < c.m.width(); ++k) sums[g][k].add(ps[g][k]);
+    }
   }
   size_t row = 0;
   for (uint32_t g = 0; g < groups; ++g) {
@@ -84,6 +98,22 @@ TEST(Aggregate, EveryPathEqualsTheScalarCompensatedSumsBitForBit) {
         SCOPED_TRACE(testing::Message() << width << " " << groups << " " << runs);
         expect_reference(random_case(rng, width, 60000, groups, runs), groups);
       }
+}
+
+// Past 2^20 units, units are summed in stretches, on as many threads as there are: every
+// path still equals its reference to the last bit, on 1 thread or 3.
+TEST(Aggregate, StretchesOnAnyNumberOfThreadsEqualTheirReference) {
+  std::mt19937_64 rng(13);
+  const size_t units = 2'300'000;  // three stretches of 2^20 units
+  for (const auto& [groups, runs] : {std::pair{5, false}, {40000, true}, {40000, false}}) {
+    const Case c = random_case(rng, 3, units, size_t(groups), runs);
+    for (unsigned threads : {1u, 3u}) {
+      SCOPED_TRACE(testing::Message() << groups << " " << runs << " threads " << threads);
+      set_threads(threads);
+      expect_reference(c, size_t(groups), groups == 5 ? size_t(1) << 20 : 0);
+    }
+  }
+  set_threads(0);
 }
 
 TEST(Aggregate, ItemCountsBeyond32BitsSurviveThePartitionedPath) {

@@ -3,8 +3,9 @@
     python bench/bench_metrics.py [--sizes 1000000 5000000 10000000] [--repeat 2]
                                   [--move-sizes 1000000 10000000]
 
-Labels from bench/synth.py (power-law clusters), one thread. First table: 10% of items
-moved by whole-cluster splits and merges, per function and for all_scores versus
+Labels from bench/synth.py (power-law clusters); the core on every core unless --threads N
+(scikit-learn has one). First table: 10% of items moved by whole-cluster splits and
+merges, per function and for all_scores versus
 scikit-learn's ARI + NMI + homogeneity/completeness/V + FMI together. scikit-learn's AMI
 is timed only at n = 30,000 (it is quadratic in the number of clusters); ours at every
 size. Second table: 2%, 5% and 10% of records moved one by one to random clusters, where
@@ -93,11 +94,14 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 5_000_000, 10_000_000])
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--move-sizes", type=int, nargs="*", default=[1_000_000, 10_000_000])
+    ap.add_argument("--threads", type=int, default=0, help="the core's threads (0: every core)")
     args = ap.parse_args()
     from sklearn import metrics as skm
 
+    import clusterscore as cs
     import clusterscore.metrics as M
 
+    print(f"threads: {cs.set_threads(args.threads)} (scikit-learn: 1)\n")
     pairs = [
         ("adjusted_rand_score", M.adjusted_rand_score, skm.adjusted_rand_score),
         ("normalized_mutual_info_score", M.normalized_mutual_info_score,

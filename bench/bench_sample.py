@@ -4,7 +4,7 @@
 
 Base and Exp from bench/synth.py (5% of items moved). Times sample_from_diff: the C++ draw
 of all pairs plus assembling the sample table with both items' attributes; and the C++
-draw alone. One thread.
+draw alone. The core on every core unless --threads N.
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10_000_000)
     ap.add_argument("--pairs", type=int, default=1_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=0, help="the core's threads (0: every core)")
     args = ap.parse_args()
     import clusterscore as cs
+
+    threads = cs.set_threads(args.threads)
     from clusterscore._sample import sample_from_diff
 
     base, exp, items = synth.make(args.n, moved=0.05)
@@ -42,7 +45,7 @@ def main() -> None:
 
     core = harness.measure("core", args.n, args.repeat, core_draw)
     print(f"\ndiff of {args.n:,} items built in {built:.2f} s; {args.pairs:,} pairs, best of"
-          f" {args.repeat}, one thread\n")  # fmt: skip
+          f" {args.repeat}, {threads} thread(s)\n")  # fmt: skip
     print("| step | best (s) | first (s) | peak memory beyond the diff |")
     print("|---|---|---|---|")
     for name, r in (("C++ draw of every pair", core),

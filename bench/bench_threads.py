@@ -4,8 +4,9 @@ taking turns (1, 2, 1, 2, …) so that a machine's drift affects both alike.
     python bench/bench_threads.py [--n 10000000] [--repeat 3] [--threads 2]
 
 Calls: `evaluate` with every level (Arrow tables in memory, as bench_evaluate.py), `diff`
-with every level, and `metrics.all_scores` on labels with 5% of the records moved to
-random clusters (bench_metrics.py's hardest shape for the matching). Target: at least
+with every level, `metrics.all_scores` on labels with 5% of the records moved to random
+clusters (bench_metrics.py's hardest shape for the matching), and drawing 1e6 pairs from
+the diff (as bench_sample.py). Target: at least
 1.6× on a 2-core machine for each.
 """
 
@@ -32,6 +33,7 @@ def main() -> None:
     args = ap.parse_args()
     import clusterscore as cs
     from clusterscore import metrics as M
+    from clusterscore._sample import sample_from_diff
 
     truth, actual, items = synth.make(args.n, moved=0.10)
     rng = np.random.default_rng(7)
@@ -55,7 +57,13 @@ def main() -> None:
         d.per_cluster_table("exp")
         d.per_slice_table("country")
 
-    calls = {"evaluate": evaluate, "diff": diff, "all_scores": lambda: M.all_scores(labels, moved)}
+    built = cs.diff(actual, exp, items)
+    calls = {
+        "evaluate": evaluate,
+        "diff": diff,
+        "all_scores": lambda: M.all_scores(labels, moved),
+        "sample 1e6 pairs": lambda: sample_from_diff(built, 1_000_000, seed=1),
+    }
     best = {(name, t): float("inf") for name in calls for t in (1, args.threads)}
     for _ in range(args.repeat):
         for name, call in calls.items():

@@ -5,6 +5,7 @@
 
 #include "detail/interner.h"
 #include "detail/interrupt.h"
+#include "detail/parallel.h"
 #include "detail/kahan.h"
 #include "detail/progress.h"
 #include "detail/random.h"
@@ -98,6 +99,12 @@ class Sampler {
   double union_weight(size_t k) const {
     return cells_.weight[k] + parts_[k].split + parts_[k].merge;
   }
+  // A drawn pair: its items, the cell of i, and its kind.
+  struct Draw {
+    uint32_t i, j, k;
+    PairKind kind;
+  };
+
   // Σ_{i in cell k} Σ_{j in the population} w_ij
   double cell_mass(size_t k, Population pop) const {
     const CellParts& p = parts_[k];
@@ -117,8 +124,9 @@ class Sampler {
     return cum;
   }
 
-  void draw(const std::vector<double>& cum, Population pop, uint8_t stratum, detail::Random& rng,
-            PairSampleTable* out) {
+  // One pair of `pop`, drawn in proportion to its weight: read-only, so that blocks of
+  // draws can be made on any thread.
+  Draw draw(const std::vector<double>& cum, Population pop, detail::Random& rng) const {
     auto it = std::upper_bound(cum.begin(), cum.end(), rng.uniform() * cum.back());
     if (it == cum.end()) --it;
     while (it != cum.begin() && cell_mass(size_t(it - cum.begin()), pop) == 0) --it;
@@ -144,12 +152,12 @@ class Sampler {
       j = items_.draw(k, rng);
       kind = j == i ? PairKind::kSelf : PairKind::kStable;
     }
-    record(i, j, kind, stratum, k, out);
+    return {i, j, k, kind};
   }
 
- private:
-  void record(uint32_t i, uint32_t j, PairKind kind, uint8_t stratum, uint32_t k,
-              PairSampleTable* out) {
+  // Adds a drawn pair to `out`: a new row, or one more draw of a pair drawn before.
+  void record(const Draw& d, uint8_t stratum, PairSampleTable* out) {
+    const auto [i, j, k, kind] = d;
     auto [id, inserted] = seen_.insert_key((uint64_t(i) << 32) | j);
     if (!inserted) {
       ++out->draws[id];
@@ -182,12 +190,27 @@ void draw_stratum(Sampler& s, Population pop, uint64_t n, uint8_t stratum, uint6
                                     ? "no stable pairs to draw: no item is affected by the diff"
                                     : "no pairs to draw: Base and Exp cluster the common items "
                                       "identically");
-  detail::Random rng(seed);
-  const uint64_t step = detail::report_step(n);
-  for (uint64_t d = 0; d < n; ++d) {
-    detail::poll_every(d);
-    detail::report_every(d, step, n);
-    s.draw(cum, pop, stratum, rng, out);
+  // Draws come in blocks of kBlockDraws, block b from its own stream of (seed, b), made on
+  // any thread a wave of blocks at a time (bounding the memory they take), then recorded
+  // in block order: the same pairs, in the same order, on any number of threads.
+  constexpr uint64_t kBlockDraws = uint64_t(1) << 16, kWaveBlocks = 16;
+  const uint64_t blocks = (n + kBlockDraws - 1) / kBlockDraws;
+  std::vector<std::vector<Sampler::Draw>> drawn(std::min(blocks, kWaveBlocks));
+  for (uint64_t wave = 0; wave < blocks; wave += kWaveBlocks) {
+    const size_t in_wave = size_t(std::min(kWaveBlocks, blocks - wave));
+    detail::parallel_for(in_wave, [&](size_t, size_t x) {
+      const uint64_t b = wave + x, first = b * kBlockDraws;
+      const uint64_t count = std::min(kBlockDraws, n - first);
+      detail::report_progress(first, n);
+      detail::Random rng = detail::Random::stream(seed, b);
+      drawn[x].resize(size_t(count));
+      for (uint64_t d = 0; d < count; ++d) {
+        detail::poll_every<12>(d);
+        drawn[x][size_t(d)] = s.draw(cum, pop, rng);
+      }
+    });
+    for (size_t x = 0; x < in_wave; ++x)
+      for (const Sampler::Draw& d : drawn[x]) s.record(d, stratum, out);
   }
 }
 

@@ -101,10 +101,12 @@ def test_compare_diff_and_classic_metrics_are_the_same_on_any_number_of_threads(
 def test_a_sample_is_the_same_on_any_number_of_threads():
     truth, actual, _ = inputs(False)
     other = actual.assign(cluster_id=np.where(actual.item_id % 5 == 0, 1, actual.cluster_id))
+    # 200,000 draws: four blocks of draws, made on several threads.
     samples = each_thread_count(
-        lambda: cs.sample_pairs(actual, other, pairs=3000, seed=2).pairs.reset_index(drop=True)
+        lambda: cs.sample_pairs(actual, other, pairs=200_000, seed=2).pairs.reset_index(drop=True)
     )
     same(samples)
+    assert samples[0].draws.sum() == 200_000
 
 
 def test_set_threads_refuses_what_is_not_a_count():

@@ -5,8 +5,8 @@
 
 #include "detail/interner.h"
 #include "detail/interrupt.h"
-#include "detail/parallel.h"
 #include "detail/kahan.h"
+#include "detail/parallel.h"
 #include "detail/progress.h"
 #include "detail/random.h"
 

@@ -46,6 +46,7 @@ def commands(tmp_path_factory):
         "diff": [*CLI, "diff", t, a, "--items", items],
         "sample": [*CLI, "sample", t, a, "--pairs", "50", "--seed", "2", "--out", d / "o.csv"],
         "estimate": [*CLI, "estimate", sample, "--verdicts", d / "v.csv"],
+        "plan": [*CLI, "plan", t, a, "--half-width", "0.05"],
     }
 
 
@@ -57,7 +58,9 @@ def busy_core():
     spin.wait()
 
 
-@pytest.mark.parametrize("name", ["script", "evaluate", "compare", "diff", "sample", "estimate"])
+@pytest.mark.parametrize(
+    "name", ["script", "evaluate", "compare", "diff", "sample", "estimate", "plan"]
+)
 def test_no_abnormal_exit(commands, busy_core, name):
     def once(_):
         return subprocess.run(commands[name], capture_output=True, text=True)

@@ -45,6 +45,15 @@ struct ItemGrouping {
   std::vector<uint32_t> group_row;
 };
 
+// Rows of the per-item table for some common items: for each, its B cluster's first row,
+// its weight, and its cell's columns of `counts` then of the cell metrics, in that order.
+struct PerItemRows {
+  BigVector<uint64_t> b_cluster_first_row;
+  BigVector<double> weight;
+  std::vector<std::string> names;          // counts' names, then the metrics'
+  std::vector<BigVector<double>> columns;  // one per name, one value per item
+};
+
 class Comparison {
  public:
   // Throws InputError as join() does, and when A and B share no item.
@@ -80,6 +89,10 @@ class Comparison {
 
   // Common items in item order (so in A's row order): item index, cell index.
   BigVector<uint32_t> common_items() const;
+  // The per-item rows of `items` (joined item indices of common items; any other index
+  // is std::out_of_range), with the cells' columns of `counts` (cell_counts(), computed
+  // once by a caller that asks for the rows a slice of the items at a time).
+  PerItemRows per_item(std::span<const uint32_t> items, const MetricTable& counts) const;
   const BigVector<uint32_t>& cell_of_item() const { return cell_of_item_; }
 
  private:

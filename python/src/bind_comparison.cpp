@@ -93,54 +93,20 @@ nb::dict group_dict(GroupTable&& g) {
   return d;
 }
 
-// Per given common item (joined item indices, as common_items() gives them; any other
-// index is an IndexError): its B cluster's first row, weight, and its cell's weights (tp,
-// fp, fn, tn or B, E, X, U: rows of `counts`, the comparison's cell_counts()) and metrics,
-// in that order. Callers pass a slice of the common items at a time to build a table too
-// big to hold at once.
+// Comparison::per_item() as a dict of arrays: b_cluster_row, weight, then its columns.
 nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
                        const MetricTable& counts) {
-  const std::span<const uint32_t> items(item_index.data(), item_index.shape(0));
-  const JoinedClusterings& j = c.joined();
-  const MetricTable& means = c.cell_metrics();
-  if (counts.n_rows != c.cells().size())
-    throw std::invalid_argument("clusterscore: per_item: counts do not have a row per cell");
-  BigVector<uint64_t> b_row(items.size());
-  BigVector<double> weight(items.size());
-  std::vector<BigVector<double>> cols;  // each written in full below (never copied unwritten)
-  for (size_t k = 0; k < counts.width() + means.width(); ++k) cols.emplace_back(items.size());
+  PerItemRows rows;
   {
     // Without the GIL: the CLI builds the next batch while pyarrow writes the last one.
     nb::gil_scoped_release release;
-    // Cells and B clusters are met at random: fetched ahead.
-    constexpr size_t kAhead = 16;
-    for (size_t n = 0; n < items.size(); ++n) {  // each item's cell rows are read once
-      const uint32_t i = items[n];
-      if (i >= j.n_items() || c.cell_of_item()[i] == kNone)
-        throw std::out_of_range("clusterscore: per_item: " + std::to_string(i) +
-                                " is not the index of a common item");
-      if (n + kAhead < items.size() && items[n + kAhead] < j.n_items()) {
-        const uint32_t ahead = items[n + kAhead], cell = c.cell_of_item()[ahead];
-        if (cell != kNone) {
-          __builtin_prefetch(means.row(cell));
-          __builtin_prefetch(counts.row(cell));
-        }
-        __builtin_prefetch(&j.b_cluster_first_row[j.b_cluster[ahead]]);
-      }
-      const uint32_t cell = c.cell_of_item()[i];
-      b_row[n] = j.b_cluster_first_row[j.b_cluster[i]];
-      weight[n] = j.weight[i];
-      for (size_t k = 0; k < counts.width(); ++k) cols[k][n] = counts.at(cell, k);
-      for (size_t k = 0; k < means.width(); ++k) cols[counts.width() + k][n] = means.at(cell, k);
-    }
+    rows = c.per_item({item_index.data(), item_index.shape(0)}, counts);
   }
   nb::dict d;
-  d["b_cluster_row"] = to_numpy(std::move(b_row));
-  d["weight"] = to_numpy(std::move(weight));
-  for (size_t k = 0; k < counts.width(); ++k)
-    d[counts.names[k].c_str()] = to_numpy(std::move(cols[k]));
-  for (size_t k = 0; k < means.width(); ++k)
-    d[means.names[k].c_str()] = to_numpy(std::move(cols[counts.width() + k]));
+  d["b_cluster_row"] = to_numpy(std::move(rows.b_cluster_first_row));
+  d["weight"] = to_numpy(std::move(rows.weight));
+  for (size_t k = 0; k < rows.names.size(); ++k)
+    d[rows.names[k].c_str()] = to_numpy(std::move(rows.columns[k]));
   return d;
 }
 

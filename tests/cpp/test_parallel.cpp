@@ -88,17 +88,26 @@ TEST(Parallel, TheCallerHearsTheHostWhileWorkersRun) {
   host_polls = 0;
   set_interrupt_check(&stop_after_a_few);
   const auto start = std::chrono::steady_clock::now();
-  // Task 0 ends at once on the caller; task 1 polls (as core loops do) on a worker for up
-  // to 10 s: only the caller's polling while it waits can stop it.
-  EXPECT_THROW(detail::parallel_for(2,
-                                    [&](size_t, size_t i) {
-                                      if (i == 0) return;
-                                      while (std::chrono::steady_clock::now() - start <
-                                             std::chrono::seconds(10))
-                                        detail::poll_interrupt();
-                                    }),
+  std::atomic<bool> worker_ran{false};
+  // The caller's task ends once the worker has claimed the other; the worker's polls (as
+  // core loops do) for up to 10 s, never calling the host itself: only the caller's
+  // polling while it waits can stop it.
+  EXPECT_THROW(detail::parallel_for(
+                   2,
+                   [&](size_t, size_t) {
+                     if (!detail::on_worker_thread()) {
+                       while (!worker_ran.load() &&
+                              std::chrono::steady_clock::now() - start < std::chrono::seconds(5))
+                         std::this_thread::yield();
+                       return;
+                     }
+                     worker_ran = true;
+                     while (std::chrono::steady_clock::now() - start < std::chrono::seconds(10))
+                       detail::poll_interrupt();
+                   }),
                Interrupted);
   set_interrupt_check(nullptr);
+  EXPECT_TRUE(worker_ran.load());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   EXPECT_GE(host_polls.load(), 3);
   EXPECT_FALSE(detail::parallel_stop_requested());  // cleared for the next call

@@ -314,7 +314,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   std::vector<Scratch> scratch(detail::workers_for(b_count));
   detail::parallel_for(b_count, [&](size_t w, size_t b) {
     detail::poll_interrupt();
-    detail::report_progress(b, b_count);
+    detail::report_every(b, b_count);
     std::vector<uint32_t>& n = scratch[w].n;
     std::vector<double>& now = scratch[w].now;
     detail::Random rng = detail::Random::stream(o.seed, b);

@@ -216,11 +216,10 @@ double expected_mutual_information(const CellTable& c) {
   const bool exact = n < (uint64_t(1) << 16);
   detail::KahanSum emi;
   Lanes4 sum = {0, 0, 0, 0}, comp = sum;  // off the exact path: every pair's terms
-  const uint64_t step = detail::report_step(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     const auto& [a, ma] = rows[r];
     detail::poll_interrupt();
-    detail::report_every(r, step, rows.size());
+    detail::report_every(r, rows.size());
     const double log_a = std::log(double(a)), gln_a = lg(a), gln_na = lg.tail(a);
     for (size_t j = 0; j < cols.size(); ++j) {
       const uint64_t b = cols[j].first;

@@ -304,7 +304,7 @@ class PartitionedJoin {
     std::vector<PartWorker> workers(detail::workers_for(parts));
     detail::parallel_for(parts, [&](size_t w, size_t p) {
       if (p % 64 == 0) detail::poll_interrupt();
-      if (p % 16 == 0) detail::report_progress(p, parts);
+      detail::report_every(p, parts);
       PartWorker& worker = workers[w];
       // Sized for the largest input: when A is a small truth, most ids are B's own, or
       // the items table's.

@@ -201,7 +201,7 @@ void draw_stratum(Sampler& s, Population pop, uint64_t n, uint8_t stratum, uint6
     detail::parallel_for(in_wave, [&](size_t, size_t x) {
       const uint64_t b = wave + x, first = b * kBlockDraws;
       const uint64_t count = std::min(kBlockDraws, n - first);
-      detail::report_progress(first, n);
+      detail::report_every(b, blocks);
       detail::Random rng = detail::Random::stream(seed, b);
       drawn[x].resize(size_t(count));
       for (uint64_t d = 0; d < count; ++d) {

@@ -177,6 +177,15 @@ size_t stretch_units(size_t n) {
   return std::max(kStretchUnits, (n + kMostStretches - 1) / kMostStretches);
 }
 
+// n units cut into stretches of stretch_units(n): stretch s is [begin(s), end(s)).
+struct UnitStretches {
+  explicit UnitStretches(size_t units)
+      : n(units), per(stretch_units(units)), count(std::max<size_t>(1, (units + per - 1) / per)) {}
+  size_t begin(size_t s) const { return s * per; }
+  size_t end(size_t s) const { return std::min(n, (s + 1) * per); }
+  size_t n, per, count;
+};
+
 // The runs path's stretches: unit ranges [begin[p], begin[p + 1]) holding groups[p] whole
 // groups.
 struct Stretches {
@@ -234,15 +243,14 @@ class Aggregator {
   // Few groups: each stretch of units (stretch_units()) is summed into sums of its own,
   // on any thread, and the stretches' sums are added up in order.
   void in_place(size_t n_groups, GroupTable* out) const {
-    const size_t n = u_.group.size(), per = stretch_units(n);
-    const size_t stretches = std::max<size_t>(1, (n + per - 1) / per);
-    std::vector<std::vector<Sums>> part(stretches);
-    detail::parallel_for(stretches, [&](size_t, size_t p) {
+    const UnitStretches st(u_.group.size());
+    std::vector<std::vector<Sums>> part(st.count);
+    detail::parallel_for(st.count, [&](size_t, size_t p) {
       part[p].assign(n_groups, Sums(k_));
-      sum_in_place(p * per, std::min(n, (p + 1) * per), part[p]);
+      sum_in_place(st.begin(p), st.end(p), part[p]);
     });
     std::vector<Sums>& sums = part[0];
-    for (size_t p = 1; p < stretches; ++p)
+    for (size_t p = 1; p < st.count; ++p)
       for (size_t g = 0; g < n_groups; ++g) sums[g].merge(part[p][g]);
     size_output(out, size_t(std::count_if(sums.begin(), sums.end(),
                                           [](const Sums& s) { return s.count > 0; })));
@@ -321,14 +329,15 @@ class Aggregator {
     // s writes partition p's records from at[s * parts + p] on, after those of the
     // stretches before it, so each partition holds its units in unit order whatever
     // thread wrote them.
-    const size_t per = stretch_units(n), stretches = std::max<size_t>(1, (n + per - 1) / per);
+    const UnitStretches st(n);
+    const size_t stretches = st.count;
     std::vector<size_t> at(stretches * parts, 0);
     std::vector<std::vector<uint64_t>> seen(stretches);  // one bit a group: in L2
     detail::parallel_for(stretches, [&](size_t, size_t s) {
       size_t* count = at.data() + s * parts;
       std::vector<uint64_t>& present = seen[s];
       present.assign((n_groups + 63) / 64, 0);
-      for (size_t u = s * per; u < std::min(n, (s + 1) * per); ++u) {
+      for (size_t u = st.begin(s); u < st.end(s); ++u) {
         detail::poll_every(u);
         if (skip(u)) continue;
         const uint32_t g = u_.group[u];
@@ -354,7 +363,7 @@ class Aggregator {
     detail::parallel_for(stretches, [&](size_t, size_t s) {
       std::vector<size_t> next(at.begin() + long(s * parts), at.begin() + long((s + 1) * parts));
       detail::LineScatter<Rec> to(order.data(), next);
-      for (size_t u = s * per; u < std::min(n, (s + 1) * per); ++u) {
+      for (size_t u = st.begin(s); u < st.end(s); ++u) {
         detail::poll_every(u);
         if (skip(u)) continue;
         const size_t p = u_.group[u] >> bits;

@@ -25,7 +25,7 @@ thread_local bool in_region = false;
 std::atomic<bool> stop{false};
 }  // namespace
 
-void set_threads(unsigned n) noexcept { requested.store(std::min(n, 1024u)); }
+void set_threads(unsigned n) noexcept { requested.store(std::min(n, kMostThreads)); }
 
 unsigned threads() noexcept {
   const unsigned n = requested.load();

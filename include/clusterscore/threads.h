@@ -6,8 +6,13 @@
 
 namespace clusterscore {
 
-// Uses up to `n` threads (at most 1024), the caller's among them, in every later call; 0
-// (the default) means one per core the machine has. Not to be changed while a computation runs.
+// The most threads set_threads() takes: every host (Python, the command line, the
+// environment variable) refuses more rather than asking for thousands of threads.
+inline constexpr unsigned kMostThreads = 1024;
+
+// Uses up to `n` threads (at most kMostThreads), the caller's among them, in every later
+// call; 0 (the default) means one per core the machine has. Not to be changed while a computation
+// runs.
 void set_threads(unsigned n) noexcept;
 
 // The number of threads in use: `n` as set, or the cores counted for 0.

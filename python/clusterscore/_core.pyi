@@ -12,6 +12,8 @@ def set_threads(n: int) -> None:
 def threads() -> int:
     """The number of threads in use."""
 
+MOST_THREADS: int = 1024
+
 def show_progress(callable: object | None) -> None:
     """
     Calls `callable(done, total)` as the core's long loops advance (each loop starts again at 0); None stops it. The command line's progress bars use it.

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
@@ -28,7 +28,8 @@ from rich.table import Column
 _current: Progress | None = None
 _running: list[TaskID] = []  # the steps under way, innermost last
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @contextmanager
@@ -90,13 +91,13 @@ def advance(done: int, total: int) -> None:
         _current.update(_running[-1], completed=done, total=total)
 
 
-def counted(items: Iterable[T], total: int, size: str = "num_rows") -> Iterator[T]:
-    """`items` as they come, advancing the step under way by each one's `size` attribute
-    (rows of record batches by default) out of `total`."""
+def counted(batches: Iterable[pa.RecordBatch], total: int) -> Iterator[pa.RecordBatch]:
+    """Record `batches` as they come, advancing the step under way by each one's rows out
+    of `total`."""
     done = 0
-    for item in items:
-        yield item
-        done += getattr(item, size)
+    for batch in batches:
+        yield batch
+        done += batch.num_rows
         advance(done, total)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import _core
 
-MOST = 1024
+MOST = int(_core.MOST_THREADS)
 
 
 def set_threads(n: int | None = None) -> int:

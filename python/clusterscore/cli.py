@@ -27,6 +27,8 @@ from ._runs import RunComparison, run_names
 from ._sample import estimate as estimate_pairs
 from ._sample import load_sample, sample_from_diff
 from ._terms import command_line
+from ._threads import MOST as MOST_THREADS
+from ._threads import set_threads
 
 
 class _Command(typer.core.TyperCommand):
@@ -80,7 +82,7 @@ ThreadsOpt = Annotated[
     typer.Option(
         "--threads",
         min=0,
-        max=1024,
+        max=MOST_THREADS,
         help="Threads to use (0: one per core, the default; or CLUSTERSCORE_THREADS). Results"
         " are the same for any number.",
     ),
@@ -154,8 +156,6 @@ def command(fn: F) -> F:
             # the staged outputs clean up after (the entry point exits at once before).
             signal.signal(signal.SIGINT, signal.default_int_handler)
             if kwargs.get("threads") is not None:
-                from ._threads import set_threads
-
                 set_threads(kwargs["threads"])
             with command_line(), progress.shown(not kwargs.get("quiet", False)):
                 return fn(*args, **kwargs)
@@ -797,7 +797,6 @@ def main() -> None:
         app(prog_name="clusterscore")  # standalone: usage errors print a message and exit 2
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)  # one line, never wrapped
-
     else:
         return
     # The error's traceback keeps the command's frames, and the Arrow data they hold, in

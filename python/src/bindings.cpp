@@ -69,6 +69,10 @@ void threads_from_environment() {
     throw nb::value_error(("CLUSTERSCORE_THREADS='" + text.substr(0, 40) +
                            "': give a whole number of threads (0: one per core)")
                               .c_str());
+  if (std::stoul(text) > kMostThreads)
+    throw nb::value_error(("CLUSTERSCORE_THREADS='" + text + "': at most " +
+                           std::to_string(kMostThreads) + " threads")
+                              .c_str());
   set_threads(unsigned(std::stoul(text)));
 }
 
@@ -88,6 +92,7 @@ NB_MODULE(_core, m) {
   m.def("set_threads", &set_threads, nb::arg("n"),
         "Uses up to `n` threads in every later call; 0: one per core.");
   m.def("threads", &threads, "The number of threads in use.");
+  m.attr("MOST_THREADS") = kMostThreads;
   m.def("show_progress", &show_progress, nb::arg("callable").none(),
         "Calls `callable(done, total)` as the core's long loops advance (each loop starts "
         "again at 0); None stops it. The command line's progress bars use it.");

@@ -148,6 +148,14 @@ def test_a_bad_environment_value_is_one_line_naming_it(value):
     ]
 
 
+def test_more_threads_than_the_most_is_one_line_not_a_silent_cap():
+    args = ["evaluate", str(EXAMPLE / "truth.csv"), str(EXAMPLE / "actual.csv")]
+    r = cli(*args, env={"CLUSTERSCORE_THREADS": "5000"})
+    assert r.returncode == 2
+    said = r.stderr.strip().splitlines()
+    assert said == ["error: CLUSTERSCORE_THREADS='5000': at most 1024 threads"]
+
+
 def test_cli_threads_out_of_range_is_a_usage_error():
     r = cli("evaluate", str(EXAMPLE / "truth.csv"), str(EXAMPLE / "actual.csv"), "--threads", "-2")
     assert r.returncode == 2 and "--threads" in r.stderr

@@ -63,9 +63,11 @@ ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping
     for (size_t q = 0; q < k; ++q) to[q].add(wi * v[q]);
     if (out.pairs) {
       const uint32_t x = cell[i];
+      const double tp = cells.weight[x], aw = actual.col_weight[cells.col[x]],
+                   tw = cells.row_weight[cells.row[x]];
       const detail::PairTerms t =
-          detail::item_pair_terms(wi, cells.weight[x], actual.col_weight[cells.col[x]],
-                                  cells.row_weight[cells.row[x]], scale);
+          j.units() ? detail::unit_pair_terms(wi, j.weight_sq[i], j.count[i], tp, aw, tw, scale)
+                    : detail::item_pair_terms(wi, tp, aw, tw, scale);
       to[k].add(t.together);
       to[k + 1].add(t.actual);
       to[k + 2].add(t.truth);
@@ -113,7 +115,8 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
     }
     const double wi = j.weight[i], ws = wi * out.scale;
     w[e].add(wi);
-    q[e].add(ws * ws);
+    // A unit's Σw², scaled as its items' weights would be (by a power of two: exactly).
+    q[e].add(j.units() ? j.weight_sq[i] * out.scale * out.scale : ws * ws);
   }
   // Entries ordered by cell (stably), so that each resample computes a cell's metrics
   // once for all its groups.

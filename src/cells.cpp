@@ -388,6 +388,21 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
 }
 
 CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item, bool squares) {
+  if (j.units()) {
+    // Units come from another engine's group-by, already few: one hash table of their cells.
+    CellBuilder b;
+    if (cell_of_item) cell_of_item->assign(j.n_items(), kNone);
+    for (size_t i = 0; i < j.n_items(); ++i) {
+      detail::poll_every(i);
+      if (!j.in_both(i)) continue;
+      const uint32_t k = b.add(j.a_cluster[i], j.b_cluster[i], j.count[i], j.weight[i],
+                               squares ? j.weight_sq[i] : 0.0);
+      if (cell_of_item) (*cell_of_item)[i] = k;
+    }
+    CellTable t = b.finish(j.n_a_clusters(), j.n_b_clusters());
+    if (!squares) t.weight_sq.clear();
+    return t;
+  }
   return build_cells(j.a_cluster, j.b_cluster, j.weight.data(), j.n_a_clusters(), j.n_b_clusters(),
                      cell_of_item, squares);
 }

@@ -144,7 +144,7 @@ void Comparison::set_design(std::vector<double> design) {
 
 std::vector<double> inverse_size_design(const JoinedClusterings& j) {
   std::vector<uint64_t> size(j.n_a_clusters(), 0);
-  for (size_t i = 0; i < j.a_rows; ++i) ++size[j.a_cluster[i]];
+  for (size_t i = 0; i < j.a_rows; ++i) size[j.a_cluster[i]] += j.count_of(i);
   std::vector<double> d(size.size());
   for (size_t c = 0; c < size.size(); ++c) d[c] = 1.0 / double(size[c]);
   return d;
@@ -191,8 +191,7 @@ PairSums Comparison::pair_sums_of(const Units& u, size_t n_groups) const {
   BigVector<uint32_t> group(joined_.n_items());
   for (size_t i = 0; i < group.size(); ++i)
     group[i] = cell_of_item_[i] == kNone ? kNone : u.group[cell_of_item_[i]];
-  return pair_sums(cells_, marginals(), design_, Units{cell_of_item_, group, joined_.weight, {}},
-                   n_groups);
+  return pair_sums(cells_, marginals(), design_, item_units(group), n_groups);
 }
 
 GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const {
@@ -209,10 +208,14 @@ GroupTable Comparison::by_cluster(Side side) const {
                           : aggregate_cells(cells_.col, cells_.n_cols);
 }
 
+Units Comparison::item_units(std::span<const uint32_t> group) const {
+  return Units{cell_of_item_, group, joined_.weight, joined_.count, joined_.weight_sq};
+}
+
 GroupTable Comparison::by_items(const ItemGrouping& g) const {
   if (g.item_group.size() != joined_.n_items())
     throw std::invalid_argument("clusterscore: item grouping of the wrong length");
-  return aggregate_units(Units{cell_of_item_, g.item_group, joined_.weight, {}}, g.n_groups);
+  return aggregate_units(item_units(g.item_group), g.n_groups);
 }
 
 ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const {
@@ -252,15 +255,17 @@ Coverage Comparison::coverage() const {
   detail::KahanSum ao, bo;
   // The common items are A's rows with a B cluster: when they are all of A's rows, there
   // is nothing to look for.
-  if (cells_.total_count < j.a_rows)
+  if (j.units() || cells_.total_count < j.a_rows)
     for (size_t i = 0; i < j.a_rows; ++i)
-      if (j.b_cluster[i] == kNone) ao.add(j.weight[i]), ++c.a_only_items;
-  for (size_t i = j.a_rows; i < j.n_items(); ++i) bo.add(j.weight[i]), ++c.b_only_items;
+      if (j.b_cluster[i] == kNone) ao.add(j.weight[i]), c.a_only_items += j.count_of(i);
+  for (size_t i = j.a_rows; i < j.n_items(); ++i)
+    bo.add(j.weight[i]), c.b_only_items += j.count_of(i);
   detail::KahanSum a{cells_.total_weight, 0.0}, b{cells_.total_weight, 0.0};
   a.add(ao);
   b.add(bo);
-  c.a_items = j.a_rows;
-  c.b_items = j.b_rows;
+  // A unit is several items: the sides' items are counted, not their rows.
+  c.a_items = j.units() ? cells_.total_count + c.a_only_items : j.a_rows;
+  c.b_items = j.units() ? cells_.total_count + c.b_only_items : j.b_rows;
   c.common_items = cells_.total_count;
   c.a_weight = a.value();
   c.b_weight = b.value();

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <sstream>
 #include <stdexcept>
@@ -14,14 +15,13 @@
 namespace clusterscore {
 namespace join_detail {
 
-namespace {
+// A weight with every digit it has.
 std::string fmt_weight(double w) {
   std::ostringstream s;
   s.precision(17);
   s << w;
   return s.str();
 }
-}  // namespace
 
 [[noreturn]] void duplicate(const std::string& role, const IdColumn& col, size_t first,
                             size_t row) {
@@ -57,6 +57,7 @@ using detail::Interner;
 using join_detail::check_weights;
 using join_detail::duplicate;
 using join_detail::first_row_with;
+using join_detail::fmt_weight;
 
 // Far enough ahead that the slot's cache line arrives before it is needed.
 using detail::kPrefetch;
@@ -172,6 +173,33 @@ void join_exact(const ClusteringInput& a, const ClusteringInput& b, const ItemsI
   if (items) add_items_table(*items, ids, j);
 }
 
+// Units (ItemsInput::counts): each item's count and Σw², from its items-table row.
+void add_units(const ItemsInput& t, JoinedClusterings* j) {
+  if (!t.weights || !t.weights_sq)
+    throw std::invalid_argument("clusterscore: units need their weights and squared weights");
+  for (size_t r = 0; r < t.items.size; ++r) {
+    if (t.counts[r] == 0)
+      throw InputError("items", int64_t(r), "unit " + t.items.repr(r) + " holds no item (count 0)");
+    const double q = t.weights_sq[r];
+    if (!(std::isfinite(q) && q >= 0))
+      throw InputError("items", int64_t(r),
+                       "unit " + t.items.repr(r) + ": its sum of squared weights " + fmt_weight(q) +
+                           " is not a finite number >= 0");
+  }
+  j->count.resize(j->n_items());
+  j->weight_sq.resize(j->n_items());
+  for (size_t i = 0; i < j->n_items(); ++i) {
+    const uint32_t r = j->items_row[i];
+    if (r == kNone) {
+      const bool in_a = i < j->a_rows;
+      const std::string& role = in_a ? j->role_a : j->role_b;
+      throw InputError(role, -1, "with units, every item needs a row in the items table");
+    }
+    j->count[i] = t.counts[r];
+    j->weight_sq[i] = t.weights_sq[r];
+  }
+}
+
 JoinedClusterings empty_join(const ClusteringInput& a, const ClusteringInput& b) {
   JoinedClusterings j;
   j.role_a = a.role;
@@ -192,9 +220,11 @@ JoinedClusterings join_with(const ClusteringInput& a, const ClusteringInput& b,
   if (std::max({a.items.size, b.items.size, items ? items->items.size : 0}) >= kNone)
     throw std::length_error("clusterscore: more than 2^32-2 rows");
   JoinedClusterings j = empty_join(a, b);
-  if (join_partitioned(a, b, items, kPartitionRows, weak_hash, &j)) return j;
-  j = empty_join(a, b);  // two string ids had the same hash
-  join_exact(a, b, items, &j);
+  if (!join_partitioned(a, b, items, kPartitionRows, weak_hash, &j)) {
+    j = empty_join(a, b);  // two string ids had the same hash
+    join_exact(a, b, items, &j);
+  }
+  if (items && items->counts) add_units(*items, &j);
   return j;
 }
 }  // namespace join_detail

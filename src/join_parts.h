@@ -19,6 +19,8 @@ size_t first_row_with(const IdColumn& col, size_t row);
 inline bool good_weight(double w) { return w > 0 && w <= std::numeric_limits<double>::max(); }
 // Throws InputError naming the first weight that is not good_weight().
 void check_weights(const ItemsInput& t);
+// A weight with every digit it has (17 significant), for error messages.
+std::string fmt_weight(double w);
 
 // Rows per partition when none is given (at most; 1e7 rows make 1024 partitions of ~10k).
 // With plain stores, fewer partitions mean fewer write streams when scattering, which

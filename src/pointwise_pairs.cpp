@@ -86,7 +86,10 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
       if (g == kNone || k == kNone) continue;
       const Cell& c = cell[k];
       const double w = units.weight[u];
-      const detail::PairTerms x = detail::item_pair_terms(w, c.tp, c.actual, c.truth, scale);
+      const detail::PairTerms x =
+          units.weight_sq.empty() ? detail::item_pair_terms(w, c.tp, c.actual, c.truth, scale)
+                                  : detail::unit_pair_terms(w, units.weight_sq[u], units.count[u],
+                                                            c.tp, c.actual, c.truth, scale);
       Acc& a = acc[g];
       a.together.add(c.design * x.together);
       a.actual.add(c.design * x.actual);

@@ -262,6 +262,9 @@ PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& o) {
     throw std::logic_error("clusterscore: sampling needs an impact (diff) comparison");
   if (o.stratified && o.distance_only)
     throw std::invalid_argument("stratified and distance_only sampling exclude each other");
+  // A pair is of two items, and a unit does not say which of its items it stands for.
+  if (diff.joined().units())
+    throw std::invalid_argument("clusterscore: pairs are sampled from items, not from units");
   Sampler sampler(diff);
   PairSampleTable out;
   // Each stratum has its own stream, derived from the seed, so that changing the number

@@ -13,13 +13,15 @@ namespace clusterscore {
 
 // The units being grouped: either the cells themselves (`cell` empty: unit k is cell k)
 // or items (`cell[u]` is item u's cell, kNone for items outside T, which are skipped).
-// `group[u]` in [0, n_groups) or kNone (skipped); `weight[u]` and `count[u]` are the
-// unit's total weight and item count (`count` empty: one item each).
+// `group[u]` in [0, n_groups) or kNone (skipped); `weight[u]`, `count[u]` and
+// `weight_sq[u]` are the unit's total weight, item count (`count` empty: one item each) and
+// Σw² (`weight_sq` empty: weight², one item each; only pair_sums() reads it).
 struct Units {
   std::span<const uint32_t> cell;
   std::span<const uint32_t> group;
   std::span<const double> weight;
   std::span<const uint64_t> count;
+  std::span<const double> weight_sq;
 };
 
 // For each group with at least one item: Σ count, Σ weight, and for each metric column

@@ -22,9 +22,17 @@ struct ClusteringInput {
 
 // Item attributes: row r gives item items[r] the weight weights[r]
 // (all 1 when `weights` is null). Other columns are used as slices by the caller.
+// An item may stand for a *unit* of several items that share both clusters and every slice
+// value (another engine's group-by, e.g. Spark's): then `counts[r]` is how many, `weights[r]`
+// their Σw and `weights_sq[r]` their Σw². Every metric is a function of these sums, so a
+// comparison of units equals the comparison of the items they stand for; only what needs
+// single items (the sampler) refuses units. With `counts`, every item of both clusterings
+// needs a row, and `weights` and `weights_sq` are required.
 struct ItemsInput {
   IdColumn items;
   const double* weights = nullptr;
+  const uint64_t* counts = nullptr;
+  const double* weights_sq = nullptr;
 };
 
 // The union of the items of clusterings A and B, densely numbered: the rows of A
@@ -42,8 +50,14 @@ struct JoinedClusterings {
   BigVector<uint64_t> b_cluster_first_row;  // per B cluster: first row of B naming it
   uint64_t items_table_rows = 0;
   uint64_t items_table_unmatched = 0;  // items-table rows naming an item in neither clustering
+  // Units (ItemsInput::counts): per item, the items it stands for and their Σw². Empty for
+  // single items: 1 each, and weight².
+  BigVector<uint64_t> count;
+  BigVector<double> weight_sq;
 
   size_t n_items() const { return a_cluster.size(); }
+  bool units() const { return !count.empty(); }
+  uint64_t count_of(size_t item) const { return count.empty() ? 1 : count[item]; }
   size_t n_a_clusters() const { return a_cluster_first_row.size(); }
   size_t n_b_clusters() const { return b_cluster_first_row.size(); }
   bool in_both(size_t item) const { return a_cluster[item] != kNone && b_cluster[item] != kNone; }
@@ -58,7 +72,8 @@ uint64_t fingerprint(const ItemsInput& t);
 // Joins A, B and the optional items table on item id. The item-id columns must all
 // be integers or all strings (callers convert); cluster ids may be of either kind.
 // Throws InputError (naming the role and row) for: an item twice in one clustering
-// or in the items table, or a weight that is not finite and > 0.
+// or in the items table, or a weight that is not finite and > 0; with units, an item
+// without a row, a count of 0, or a Σw² that is not finite and ≥ 0.
 // O(rows) expected time. The result takes about 20 bytes per distinct item; while it
 // runs, integer ids also take 16 bytes per input row (the radix partitions), and 8 more
 // per items-table row with weights.

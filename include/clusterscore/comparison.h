@@ -97,6 +97,8 @@ class Comparison {
 
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
+  // The joined items (or units) as aggregate()'s units, in the groups `group`.
+  Units item_units(std::span<const uint32_t> group) const;
   // Means over `u` (design-weighted), then the derived values, the pair metrics and the
   // items' own weights.
   GroupTable aggregate_units(const Units& u, size_t n_groups) const;

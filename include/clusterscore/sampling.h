@@ -57,8 +57,9 @@ struct SampleTotals {
 
 SampleTotals sample_totals(const Comparison& diff);
 
-// Draws the sample. `diff` must be an impact comparison. Throws std::invalid_argument
-// if a stratum with draws has an empty population (e.g. no item changed). O(items +
+// Draws the sample. `diff` must be an impact comparison of items. Throws
+// std::invalid_argument if a stratum with draws has an empty population (e.g. no item
+// changed), or if `diff` holds units (ItemsInput::counts). O(items +
 // cells) set-up, then O(log cells + log cluster size) a draw.
 PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& options);
 

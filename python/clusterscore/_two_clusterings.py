@@ -3,6 +3,7 @@ handing them to the C++ core, and presenting its tables as dicts and DataFrames.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
@@ -50,6 +51,19 @@ def reading(obj: Any, role: str) -> AbstractContextManager:
     return step(f"reading {Path(obj).name if isinstance(obj, (str, os.PathLike)) else role}")
 
 
+@dataclasses.dataclass(frozen=True)
+class Units:
+    """An items table whose rows are *units*: groups of items that share both clusters and
+    every slice value, as another engine's group-by (Spark) hands them over. Its item column
+    numbers the units, its weight column holds their Σw, and `count_col` and
+    `weight_sq_col` their item counts and Σw². Every metric and interval is a function of
+    these sums, so a comparison of units equals that of the items they stand for."""
+
+    table: pa.Table
+    count_col: str = "count"
+    weight_sq_col: str = "weight_sq"
+
+
 class Comparison:
     """Two clusterings A and B compared on their common items T (see docs/metrics.md)."""
 
@@ -76,6 +90,9 @@ class Comparison:
             self._a = load_clustering(a, ra, item_col, cluster_col)
         with reading(b, rb):
             self._b = load_clustering(b, rb, item_col, cluster_col)
+        units = items if isinstance(items, Units) else None
+        if units is not None:
+            items = units.table.drop_columns([units.count_col, units.weight_sq_col])
         with reading(items, "items"):
             self._items = None if items is None else load_items(items, item_col, weight_col)
         id_cols = [self._a.table.column(item_col), self._b.table.column(item_col)]
@@ -100,6 +117,7 @@ class Comparison:
                 weights,
                 self._family,
                 self._scope,
+                *_unit_sizes(units),
             )
 
     # -- what the package's other modules read -------------------------------------------
@@ -290,6 +308,15 @@ class Comparison:
              for k, v in g.items()}
         )  # fmt: skip
         return pa.table(cols)
+
+
+def _unit_sizes(units: Units | None) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The core's counts and weights_sq arguments: None for single items."""
+    if units is None:
+        return None, None
+    count = units.table.column(units.count_col).to_numpy().astype(np.uint64, copy=False)
+    weight_sq = _arrays.float_array(units.table.column(units.weight_sq_col))
+    return np.ascontiguousarray(count), weight_sq
 
 
 class _ErrorContext:

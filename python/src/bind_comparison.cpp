@@ -133,7 +133,8 @@ std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handl
                                             nb::handle a_clusters, const std::string& role_b,
                                             nb::handle b_items, nb::handle b_clusters,
                                             nb::object items, nb::object weights,
-                                            MetricFamily family, TruthScope scope) {
+                                            MetricFamily family, TruthScope scope,
+                                            nb::object counts, nb::object weights_sq) {
   Columns column;
   ClusteringInput a{role_a, column(a_items), column(a_clusters)};
   ClusteringInput b{role_b, column(b_items), column(b_clusters)};
@@ -144,6 +145,14 @@ std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handl
       auto w = nb::cast<Array<double>>(weights);
       if (w.shape(0) != t.items.size) throw std::invalid_argument("clusterscore: weights length");
       t.weights = w.data();
+    }
+    if (!counts.is_none()) {
+      auto n = nb::cast<Array<uint64_t>>(counts);
+      auto q = nb::cast<Array<double>>(weights_sq);
+      if (n.shape(0) != t.items.size || q.shape(0) != t.items.size)
+        throw std::invalid_argument("clusterscore: counts or weights_sq length");
+      t.counts = n.data();
+      t.weights_sq = q.data();
     }
   }
   nb::gil_scoped_release release;
@@ -215,7 +224,8 @@ void bind_comparison(nb::module_& m) {
   nb::class_<Comparison>(m, "Comparison")
       .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),
            nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"), nb::arg("items").none(),
-           nb::arg("weights").none(), nb::arg("family"), nb::arg("scope"))
+           nb::arg("weights").none(), nb::arg("family"), nb::arg("scope"),
+           nb::arg("counts").none() = nb::none(), nb::arg("weights_sq").none() = nb::none())
       .def("set_design", &Comparison::set_design)
       .def("inverse_size_design",
            [](const Comparison& c) { return to_numpy(inverse_size_design(c.joined())); })

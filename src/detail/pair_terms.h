@@ -4,6 +4,8 @@
 // bootstrap's fixed sums and its recomputed cells.
 #pragma once
 
+#include <cstdint>
+
 namespace clusterscore::detail {
 
 struct PairTerms {
@@ -23,6 +25,15 @@ inline PairTerms cell_pair_terms(double w_scaled, double sq_scaled, double tp, d
                                  double truth, double scale) {
   return {w_scaled * (tp * scale) - sq_scaled, w_scaled * (actual * scale) - sq_scaled,
           w_scaled * (truth * scale) - sq_scaled};
+}
+
+// A unit of `count` items of one cell (ItemsInput::counts), from their weight W and Σw²,
+// unscaled: one item is computed as item_pair_terms() computes it (the same rounding as
+// the item it stands for), several as cell_pair_terms().
+inline PairTerms unit_pair_terms(double w, double sq, uint64_t count, double tp, double actual,
+                                 double truth, double scale) {
+  if (count == 1) return item_pair_terms(w, tp, actual, truth, scale);
+  return cell_pair_terms(w * scale, sq * scale * scale, tp, actual, truth, scale);
 }
 
 }  // namespace clusterscore::detail

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Installs everything clusterscore needs on a fresh Debian/Ubuntu machine with Python 3.10+:
 # a virtual environment in .venv with the package (C++ core compiled by pip) and its test
-# tools, GoogleTest for the C++ tests and Chromium for the report tests. Safe to run again: it
-# only does what is missing.
+# tools (pyspark among them), GoogleTest for the C++ tests, Chromium for the report tests and
+# Java for the Spark tests. Safe to run again: it only does what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# GoogleTest for the C++ tests; Chromium, headless, to render the HTML reports in tests.
+# GoogleTest for the C++ tests; Chromium, headless, to render the HTML reports in tests; Java,
+# for the Spark engine's tests on a local Spark.
 missing=()
 [ -f /usr/include/gtest/gtest.h ] || missing+=(libgtest-dev ninja-build)
 command -v chromium >/dev/null || command -v chromium-browser >/dev/null || missing+=(chromium)
+command -v java >/dev/null || missing+=(openjdk-17-jre-headless)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"

@@ -78,9 +78,7 @@ class RunComparison:
         cluster_col: str = "cluster_id",
         weight_col: str = "weight",
     ) -> None:
-        self.bootstrap = BootstrapOptions(resamples, seed, confidence)
         scope_of(truth_scope)
-        self.truth_scope = truth_scope
         named = run_names(runs)
         # Read once, then shared: with files, every run would read the truth and items again.
         with reading(truth, "truth"):
@@ -97,12 +95,34 @@ class RunComparison:
             "cluster_col": cluster_col,
             "weight_col": weight_col,
         }
-        self.evaluations: dict[str, Evaluation] = {
+        evaluations = {
             name: Evaluation(truth, run, items, **options) for name, run in named.items()
         }
+        self._hold(evaluations, truth_scope, BootstrapOptions(resamples, seed, confidence))
 
+    def _hold(
+        self, evaluations: dict[str, Evaluation], truth_scope: str, bootstrap: BootstrapOptions
+    ) -> None:
+        self.evaluations = evaluations
+        self.truth_scope = truth_scope
+        self.bootstrap = bootstrap
         self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
         self._deltas: dict[tuple[str, ...] | None, pa.Table] = {}  # by slice column(s)
+
+    @classmethod
+    def of(
+        cls,
+        evaluations: dict[str, Evaluation],
+        truth_scope: str,
+        confidence: float,
+        resamples: int,
+        seed: int,
+    ) -> RunComparison:
+        """The comparison of evaluations already made against one truth, whose truth
+        clusters are numbered alike (e.g. by the Spark engine, from one table of units)."""
+        c = cls.__new__(cls)
+        c._hold(evaluations, truth_scope, BootstrapOptions(resamples, seed, confidence))
+        return c
 
     @property
     def runs(self) -> list[str]:

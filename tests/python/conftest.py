@@ -46,3 +46,22 @@ def run_cli():
         return subprocess.run(cmd, capture_output=True, text=True, **kw)
 
     return run
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A local Spark session on two cores (pyspark and Java come with the test set-up)."""
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("clusterscore-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.driver.memory", "2g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

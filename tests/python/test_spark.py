@@ -1,0 +1,162 @@
+"""The Spark engine (clusterscore.spark) on local[2]: every metric at every level equal to
+the in-process result, whatever the partitioning, and its errors."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+from test_units import SLICES, assert_same, assert_same_dict
+from units_oracle import random_items
+
+import clusterscore as cs
+import clusterscore.spark as css
+from clusterscore import metrics
+
+
+def frames(spark, d: dict[str, pd.DataFrame], partitions: int = 3) -> dict:
+    """The pandas inputs as Spark DataFrames cut into `partitions` parts."""
+    out = {}
+    for k, df in d.items():
+        df = df.astype(object).where(df.notna(), None)
+        out[k] = spark.createDataFrame(df).repartition(partitions)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("seed", "scope", "weights"),
+    [(1, "common", True), (2, "entities", True), (3, "common", False), (4, "entities", False)],
+)
+def test_evaluate_equals_in_process(spark, seed: int, scope: str, weights: bool) -> None:
+    d = random_items(seed, weights=weights)
+    s = frames(spark, d)
+    design = "inverse_size" if scope == "entities" else None
+    opts = dict(truth_scope=scope, cluster_weights=design, resamples=60, seed=seed)
+    want = cs.evaluate(d["truth"], d["exp"], d["items"], **opts)
+    got = css.evaluate(s["truth"], s["exp"], s["items"], **opts)
+    assert got.coverage == pytest.approx(want.coverage, rel=1e-12)
+    assert_same_dict(want.overall, got.overall)
+    assert_same_dict(want.classic, got.classic)
+    for side in ("truth", "actual"):
+        assert_same(want.per_cluster(side), got.per_cluster(side), ["cluster_id"])
+    for by in (["region"], ["source"], SLICES):
+        assert_same(want.per_slice(by), got.per_slice(by), by)
+    assert_same(want.intervals(), got.intervals(), ["metric"])
+    assert_same(want.intervals("region"), got.intervals("region"), ["metric", "region"])
+    per_item = got.per_item().toPandas()
+    expected = want.per_item()
+    per_item = per_item[list(expected.columns)]
+    assert_same(expected, per_item, ["item_id", "truth_cluster", "actual_cluster"])
+
+
+def test_the_same_for_any_partitioning(spark) -> None:
+    d = random_items(11)
+    results = []
+    for parts in (1, 7):
+        s = frames(spark, d, parts)
+        e = css.evaluate(s["truth"], s["exp"], s["items"], resamples=40, seed=3)
+        results.append((e.overall, e.per_cluster("actual"), e.intervals("source")))
+    assert_same_dict(results[0][0], results[1][0])
+    assert_same(results[0][1], results[1][1], ["cluster_id"])
+    assert_same(results[0][2], results[1][2], ["metric", "source"])
+
+
+def test_compare_equals_in_process(spark) -> None:
+    d = random_items(5)
+    s = frames(spark, d)
+    want = cs.compare(d["truth"], {"base": d["base"], "exp": d["exp"]}, d["items"], resamples=50)
+    got = css.compare(s["truth"], {"base": s["base"], "exp": s["exp"]}, s["items"], resamples=50)
+    assert got.runs == ["base", "exp"]
+    assert_same(want.deltas(), got.deltas(), ["run_a", "run_b", "metric"])
+    keys = ["run_a", "run_b", "region", "metric"]
+    assert_same(want.deltas("region"), got.deltas("region"), keys)
+
+
+@pytest.mark.parametrize("weights", [True, False])
+def test_diff_equals_in_process(spark, weights: bool) -> None:
+    d = random_items(6, weights=weights)
+    s = frames(spark, d)
+    want = cs.diff(d["base"], d["exp"], d["items"])
+    got = css.diff(s["base"], s["exp"], s["items"])
+    assert got.coverage == pytest.approx(want.coverage, rel=1e-12)
+    assert_same_dict(want.overall, got.overall)
+    for side in ("base", "exp"):
+        assert_same(want.per_cluster(side), got.per_cluster(side), ["cluster_id"])
+    assert_same(want.per_slice("region"), got.per_slice("region"), ["region"])
+    assert_same(want.flows(), got.flows(), ["base_cluster", "exp_cluster"])
+    per_item = got.per_item().toPandas()[list(want.per_item().columns)]
+    assert_same(want.per_item(), per_item, ["item_id", "base_cluster", "exp_cluster"])
+
+
+@pytest.mark.parametrize("weights", [True, False])
+def test_all_scores_equal_in_process(spark, weights: bool) -> None:
+    d = random_items(7, weights=weights)
+    s = frames(spark, d)
+    j = d["truth"].merge(d["exp"], on="item_id").merge(d["items"], on="item_id", how="left")
+    w = j["weight"].fillna(1.0).to_numpy() if weights else None
+    want = metrics.all_scores(j["cluster_id_x"].to_numpy(), j["cluster_id_y"].to_numpy(), w)
+    got = css.all_scores(s["truth"], s["exp"], s["items"])
+    assert_same_dict(want, got)
+
+
+def test_slices_named_or_none(spark) -> None:
+    d = random_items(8)
+    s = frames(spark, d)
+    e = css.evaluate(s["truth"], s["exp"], s["items"], slices=["region"])
+    assert_same(cs.evaluate(d["truth"], d["exp"], d["items"]).per_slice("region"),
+                e.per_slice("region"), ["region"])  # fmt: skip
+    with pytest.raises(ValueError, match="no slice column 'source'"):
+        e.per_slice("source")
+    plain = css.evaluate(s["truth"], s["exp"])
+    assert_same_dict(cs.evaluate(d["truth"], d["exp"]).overall, plain.overall)
+
+
+def test_errors_name_the_input_and_item(spark) -> None:
+    d = random_items(9)
+    s = frames(spark, d)
+    twice = spark.createDataFrame(pd.concat([d["truth"], d["truth"].head(1)]))
+    first = int(d["truth"]["item_id"].iloc[0])
+    with pytest.raises(ValueError, match=f"truth: item {first} appears 2 times"):
+        css.evaluate(twice, s["exp"])
+    no_cluster = spark.createDataFrame([(1, None), (2, "a")], "item_id long, cluster_id string")
+    with pytest.raises(ValueError, match="actual: missing value in column 'cluster_id'"):
+        css.evaluate(s["truth"], no_cluster)
+    for bad in (0.0, -1.0, math.inf, math.nan):
+        items = spark.createDataFrame([(1, 1.0), (2, bad)], "item_id long, weight double")
+        with pytest.raises(
+            ValueError, match=r"items: weight .* of item 2 is not a finite number > 0"
+        ):
+            css.evaluate(s["truth"], s["exp"], items)
+    text_ids = spark.createDataFrame([("1", "a")], "item_id string, cluster_id string")
+    with pytest.raises(ValueError, match="item ids must be all integers or all strings"):
+        css.evaluate(s["truth"], text_ids)
+    with pytest.raises(ValueError, match="actual: no column 'cluster_id'"):
+        css.evaluate(s["truth"], s["exp"].withColumnRenamed("cluster_id", "c"))
+    with pytest.raises(ValueError, match="takes Spark DataFrames, not DataFrame"):
+        css.evaluate(d["truth"], s["exp"])
+    with pytest.raises(ValueError, match="truth: no column 'entity'"):
+        css.evaluate(s["truth"], s["exp"], cluster_col="entity")
+    with pytest.raises(ValueError, match="items: no column 'region2'"):
+        css.evaluate(s["truth"], s["exp"], s["items"], slices=["region2"])
+    with pytest.raises(ValueError, match="a run may not be named 'truth'"):
+        css.compare(s["truth"], {"truth": s["exp"], "b": s["base"]})
+
+
+def test_items_table_rows_in_no_clustering_are_counted(spark) -> None:
+    d = random_items(10)
+    extra = pd.DataFrame({"item_id": [10_000, 10_001], "weight": [1.0, 2.0],
+                          "region": ["x", None], "source": [1, 2]})  # fmt: skip
+    d["items"] = pd.concat([d["items"], extra], ignore_index=True)
+    s = frames(spark, d)
+    want = cs.evaluate(d["truth"], d["exp"], d["items"]).coverage
+    got = css.evaluate(s["truth"], s["exp"], s["items"]).coverage
+    assert got["items_table_unmatched"] == want["items_table_unmatched"] >= 2
+    assert got["items_table_rows"] == want["items_table_rows"] == len(d["items"])
+
+
+def test_no_common_item(spark) -> None:
+    a = spark.createDataFrame([(1, "a")], "item_id long, cluster_id string")
+    b = spark.createDataFrame([(2, "b")], "item_id long, cluster_id string")
+    with pytest.raises(ValueError, match="no item is in both truth"):
+        css.evaluate(a, b)

@@ -136,6 +136,20 @@ uint64_t hash_id(const IdColumn& c, size_t row) {
 
 }  // namespace
 
+// A fingerprint is its row count's hash plus a hash per row (mod 2^64): parts add up once
+// each part's own count hash is taken out.
+uint64_t combine_fingerprints(const std::vector<uint64_t>& parts, const std::vector<uint64_t>& rows,
+                              bool items) {
+  if (parts.size() != rows.size())
+    throw std::invalid_argument("clusterscore: one row count per fingerprint is needed");
+  uint64_t n = 0, h = 0;
+  for (size_t p = 0; p < parts.size(); ++p) {
+    n += rows[p];
+    h += parts[p] - detail::mix64(rows[p] + items);
+  }
+  return h + detail::mix64(n + items);
+}
+
 uint64_t fingerprint(const ClusteringInput& c) {
   uint64_t h = detail::mix64(c.items.size);
   for (size_t r = 0; r < c.items.size; ++r)

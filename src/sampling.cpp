@@ -242,7 +242,7 @@ SampleTotals sample_totals(const Comparison& diff) {
   for (size_t i = 0; i < cell.size(); ++i) {
     detail::poll_every(i);
     if (cell[i] != kNone && sampler.affected(cell[i]))
-      sq[cell[i]].add(diff.joined().weight[i] * diff.joined().weight[i]);
+      sq[cell[i]].add(diff.joined().weight_sq_of(i));
   }
   detail::KahanSum self, delta;
   for (size_t k = 0; k < cells.size(); ++k) {

@@ -58,6 +58,9 @@ struct JoinedClusterings {
   size_t n_items() const { return a_cluster.size(); }
   bool units() const { return !count.empty(); }
   uint64_t count_of(size_t item) const { return count.empty() ? 1 : count[item]; }
+  double weight_sq_of(size_t item) const {
+    return weight_sq.empty() ? weight[item] * weight[item] : weight_sq[item];
+  }
   size_t n_a_clusters() const { return a_cluster_first_row.size(); }
   size_t n_b_clusters() const { return b_cluster_first_row.size(); }
   bool in_both(size_t item) const { return a_cluster[item] != kNone && b_cluster[item] != kNone; }
@@ -68,6 +71,12 @@ struct JoinedClusterings {
 // their row order. O(rows).
 uint64_t fingerprint(const ClusteringInput& c);
 uint64_t fingerprint(const ItemsInput& t);
+
+// The fingerprint of an input cut into parts (a distributed table's partitions or
+// batches), from each part's fingerprint and rows: equal to fingerprint() of all the rows
+// at once. `items`: the parts are of an items table, else of a clustering. O(parts).
+uint64_t combine_fingerprints(const std::vector<uint64_t>& parts, const std::vector<uint64_t>& rows,
+                              bool items);
 
 // Joins A, B and the optional items table on item id. The item-id columns must all
 // be integers or all strings (callers convert); cluster ids may be of either kind.

@@ -22,8 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import _diff, _evaluate, _runs
-from ._two_clusterings import Units
+from . import _core, _diff, _evaluate, _runs, _two_clusterings
 
 # Internal column names: never a user's column (slices keep their own names).
 _ITEM, _WEIGHT, _ROW = "__cs_item", "__cs_weight", "__cs_row"
@@ -204,6 +203,8 @@ class _Units:
                 {item_col: unit.filter(has), cluster_col: grouped.column(col).filter(has)}
             )
         self.session = next(iter(clusterings.values())).sparkSession
+        self.frames, self.items_frame, self.weighted = dict(clusterings), items, weighted
+        self.input_weight_col = weight_col
 
     @staticmethod
     def _slices(
@@ -219,72 +220,120 @@ class _Units:
         _require_columns(items, "items", chosen)
         return chosen
 
-    def units(self) -> Units:
-        return Units(self.table, _COUNT, _WEIGHT_SQ)
+    def units(self) -> _two_clusterings.Units:
+        return _two_clusterings.Units(self.table, _COUNT, _WEIGHT_SQ)
 
 
-class _OnSpark:
+def _batch_fingerprints(batches: Any, item_col: str, other_col: str | None, items: bool) -> Any:
+    """Per Arrow batch of a partition (in a Spark worker): its rows and its fingerprint
+    (as a signed 64-bit number, Spark having no unsigned one)."""
+    from . import _arrays, _core
+
+    for b in batches:
+        ids = _arrays.id_tuple(_arrays.normalize_ids(b.column(item_col)))
+        if items:
+            w = None if other_col is None else _arrays.float_array(b.column(other_col))
+            fp = _core.items_fingerprint(ids, w)
+        else:
+            assert other_col is not None
+            fp = _core.fingerprint(
+                ids, _arrays.id_tuple(_arrays.normalize_ids(b.column(other_col)))
+            )
+        signed = int(np.array([fp], np.uint64).view(np.int64)[0])
+        yield pa.RecordBatch.from_pydict(
+            {
+                "rows": pa.array([b.num_rows], pa.int64()),
+                "fingerprint": pa.array([signed], pa.int64()),
+            }
+        )
+
+
+def _fingerprint(df: Any, item_col: str, other_col: str | None, items: bool) -> str:
+    """The input's fingerprint as the in-process API computes it, in hex: each batch
+    fingerprinted by the core where it lies, the parts combined by the core."""
+    cols = [item_col] if other_col is None else [item_col, other_col]
+    if items and other_col is not None:
+        df = df.withColumn(other_col, df[other_col].cast("double"))
+    parts = _to_arrow(
+        df.select(*cols).mapInArrow(
+            functools.partial(
+                _batch_fingerprints, item_col=item_col, other_col=other_col, items=items
+            ),
+            "rows long, fingerprint long",
+        )
+    )
+    fps = parts.column("fingerprint").to_numpy().astype(np.int64).view(np.uint64).tolist()
+    rows = parts.column("rows").to_numpy().astype(np.uint64).tolist()
+    return f"{_core.combine_fingerprints(fps, rows, items):016x}"
+
+
+class _OnSpark(_two_clusterings.Comparison):
     """What an in-process result does differently when its units came from Spark: the
-    items table's coverage is counted by Spark, and the per-item table is a Spark
-    DataFrame."""
+    items table's coverage and the inputs' fingerprints come from Spark, and the per-item
+    table is a Spark DataFrame."""
 
     _spark: _Units
-    roles: tuple[str, str]
+    _spark_roles: tuple[str, str]  # the roles of the two clusterings among _spark's
 
-    def _spark_coverage(self, coverage: dict[str, Any]) -> dict[str, Any]:
+    @functools.cached_property
+    def input_fingerprints(self) -> dict[str, str]:
+        """Per input, its fingerprint as clusterscore.evaluate or diff would give it."""
+        u = self._spark
+        out = {
+            role: _fingerprint(u.frames[name], u.item_col, u.cluster_col, items=False)
+            for role, name in zip(self.roles, self._spark_roles, strict=True)
+        }
+        if u.items_frame is not None:
+            weight = u.input_weight_col if u.weighted else None
+            out["items"] = _fingerprint(u.items_frame, u.item_col, weight, items=True)
+        return out
+
+    @property
+    def coverage(self) -> dict[str, float | int]:
+        """As in-process; the items table's rows are counted by Spark (the core sees units)."""
+        coverage = super().coverage
         if "items_table_rows" in coverage:
             coverage["items_table_rows"] = self._spark.items_table_rows
             coverage["items_table_unmatched"] = self._spark.items_table_unmatched
         return coverage
 
-    def _spark_per_item(self, cells: pa.Table) -> Any:
-        """The items in both clusterings of this comparison, with their cell's columns
-        (`cells`: one row per unit, from the core)."""
+    def per_item(self) -> Any:
+        """One row per item in both clusterings, as a Spark DataFrame (in no order): the
+        core's per-cell values joined to the items by Spark."""
         F = _functions()
         u = self._spark
-        ra, rb = self.roles
-        ca, cb = (u.cluster_cols[u.roles.index(r)] for r in (self._spark_roles))
-        per_cell = cells.drop_columns([u.item_col, "weight"])
-        keys = [f"{ra}_cluster", f"{rb}_cluster"]
+        keys = [f"{role}_cluster" for role in self.roles]
+        ca, cb = (u.cluster_cols[u.roles.index(r)] for r in self._spark_roles)
+        # One row per unit; the units of one cell (told apart by slices) share its values.
+        units = super().per_item_table().drop_columns([u.item_col, "weight"])
         per_cell = pa.Table.from_pandas(
-            per_cell.to_pandas().drop_duplicates(subset=keys), preserve_index=False
+            units.to_pandas().drop_duplicates(subset=keys), preserve_index=False
         )
-        cells_df = u.session.createDataFrame(per_cell)
         items = u.items.where(F.col(ca).isNotNull() & F.col(cb).isNotNull()).select(
             F.col(_ITEM).alias(u.item_col),
             F.col(ca).alias(keys[0]),
             F.col(cb).alias(keys[1]),
             F.col(_WEIGHT).alias("weight"),
         )
-        return items.join(cells_df, keys, "inner")
+        return items.join(u.session.createDataFrame(per_cell), keys, "inner")
 
-    _spark_roles: tuple[str, str]
+    def per_item_table(self) -> pa.Table:
+        """per_item() collected to the driver as an Arrow table."""
+        return _to_arrow(self.per_item())
+
+    def per_item_batches(self, rows: int = 1 << 20) -> Any:
+        """per_item() on the driver as Arrow batches of at most `rows` rows."""
+        return iter(self.per_item_table().to_batches(max_chunksize=rows))
 
 
 class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
     """An Evaluation whose inputs were Spark DataFrames: the same values and methods;
     `per_item()` is a Spark DataFrame."""
 
-    @property
-    def coverage(self) -> dict[str, float | int]:
-        return self._spark_coverage(super().coverage)
-
-    def per_item(self) -> Any:
-        """One row per item in both clusterings, as a Spark DataFrame (in no order)."""
-        return self._spark_per_item(super().per_item_table())
-
 
 class SparkDiff(_OnSpark, _diff.Diff):
     """A Diff whose inputs were Spark DataFrames: the same values and methods;
     `per_item()` is a Spark DataFrame."""
-
-    @property
-    def coverage(self) -> dict[str, float | int]:
-        return self._spark_coverage(super().coverage)
-
-    def per_item(self) -> Any:
-        """One row per item in both clusterings, as a Spark DataFrame (in no order)."""
-        return self._spark_per_item(super().per_item_table())
 
 
 def _evaluation(u: _Units, truth: str, run: str, options: dict[str, Any]) -> SparkEvaluation:

@@ -184,6 +184,8 @@ void bind_judging(nb::module_& m) {
         return fingerprint(t);
       },
       nb::arg("items"), nb::arg("weights").none());
+  m.def("combine_fingerprints", &combine_fingerprints, nb::arg("parts"), nb::arg("rows"),
+        nb::arg("items"));
   m.def("contributions", &contributions_dict);
 }
 

@@ -51,8 +51,12 @@ def run_cli():
 @pytest.fixture(scope="session")
 def spark():
     """A local Spark session on two cores (pyspark and Java come with the test set-up)."""
+    import os
+
     from pyspark.sql import SparkSession
 
+    # Workers run this interpreter, which has clusterscore (the core runs in mapInArrow).
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (
         SparkSession.builder.master("local[2]")
         .appName("clusterscore-tests")

@@ -160,3 +160,14 @@ def test_no_common_item(spark) -> None:
     b = spark.createDataFrame([(2, "b")], "item_id long, cluster_id string")
     with pytest.raises(ValueError, match="no item is in both truth"):
         css.evaluate(a, b)
+
+
+def test_fingerprints_equal_in_process(spark) -> None:
+    d = random_items(12)
+    s = frames(spark, d, 5)
+    want = cs.diff(d["base"], d["exp"], d["items"])
+    got = css.diff(s["base"], s["exp"], s["items"])
+    assert got.input_fingerprints == want.input_fingerprints
+    assert got.fingerprint == want.fingerprint
+    e = css.evaluate(s["truth"], s["exp"])
+    assert e.input_fingerprints == cs.evaluate(d["truth"], d["exp"]).input_fingerprints

@@ -88,6 +88,7 @@ def test_diff_of_units_equals_items(seed: int) -> None:
     a, (b,), units = units_of(d["base"], [d["exp"]], d["items"], SLICES)
     got = Diff(a, b, units)
     assert_same_dict(items.overall, got.overall)
+    assert_same_dict(items.sample_totals, got.sample_totals)  # self pairs: Σw² per unit
     for side in ("base", "exp"):
         assert_same(items.per_cluster(side), got.per_cluster(side), ["cluster_id"])
     assert_same(items.per_slice("region"), got.per_slice("region"), ["region"])
@@ -109,3 +110,27 @@ def test_a_unit_of_no_item_is_refused() -> None:
     bad = t.set_column(t.column_names.index("count"), "count", [np.zeros(len(t), np.int64)])
     with pytest.raises(ValueError, match=r"items row 0: unit 0 holds no item \(count 0\)"):
         Evaluation(a, b, type(units)(bad))
+
+
+@pytest.mark.parametrize("seed", [12, 13])
+def test_units_of_whole_cells(seed: int) -> None:
+    """Without slices a unit is a whole cell: many items each, where Σw² ≠ (Σw)² matters."""
+    d = random_items(seed, n=2000)
+    rng = np.random.default_rng(seed)
+    # Exp and the actual clustering: the truth with a tenth of its items moved at random.
+    exp = d["truth"].assign(cluster_id=[f"c{c}" for c in d["truth"]["cluster_id"]])
+    moved = rng.random(len(exp)) < 0.1
+    exp.loc[moved, "cluster_id"] = [f"c{c}" for c in rng.integers(0, 300, moved.sum())]
+    d["base"], d["exp"] = d["truth"], exp
+    items = d["items"][["item_id", "weight"]]
+    a, (b,), units = units_of(d["base"], [d["exp"]], items, [])
+    assert max(units.table.column("count").to_pylist()) >= 5
+    want, got = cs.diff(d["base"], d["exp"], items), Diff(a, b, units)
+    assert_same_dict(want.overall, got.overall)
+    assert_same_dict(want.sample_totals, got.sample_totals)
+    truth = cs.evaluate(d["truth"], d["exp"], items, resamples=30)
+    a, (b,), units = units_of(d["truth"], [d["exp"]], items, [])
+    e = Evaluation(a, b, units, resamples=30)
+    assert_same_dict(truth.overall, e.overall)
+    assert_same(truth.per_cluster("truth"), e.per_cluster("truth"), ["cluster_id"])
+    assert_same(truth.intervals(), e.intervals(), ["metric"])

@@ -32,6 +32,19 @@ void check_options(const BootstrapOptions& o) {
     throw std::invalid_argument("clusterscore: confidence must be in (0, 1)");
 }
 
+void check_rank(const std::vector<uint32_t>& rank, size_t clusters) {
+  if (rank.empty()) return;
+  std::vector<bool> seen(clusters, false);
+  bool ok = rank.size() == clusters;
+  for (size_t c = 0; ok && c < rank.size(); ++c) {
+    ok = rank[c] < clusters && !seen[rank[c]];
+    if (ok) seen[rank[c]] = true;
+  }
+  if (!ok)
+    throw std::invalid_argument(
+        "clusterscore: cluster_rank must be a permutation of the truth's clusters");
+}
+
 [[noreturn]] void mismatch() {
   throw std::invalid_argument(
       "clusterscore: runs to compare must share the truth, its design weights, the grouping"
@@ -243,10 +256,17 @@ class RecomputedCells {
 };
 
 // Each of `clusters` drawn `clusters` times with replacement: how often each was drawn.
-void draw(detail::Random& rng, size_t clusters, std::vector<uint32_t>* n) {
-  n->assign(clusters, 0);
+// How many times each cluster is drawn: `clusters` draws with replacement, in the order of
+// `rank` (empty: the clusters' own order), then counted per cluster.
+void draw(detail::Random& rng, size_t clusters, const std::vector<uint32_t>& rank,
+          std::vector<uint32_t>* in_order, std::vector<uint32_t>* n) {
+  std::vector<uint32_t>& drawn = rank.empty() ? *n : *in_order;
+  drawn.assign(clusters, 0);
   for (size_t d = 0; d < clusters; ++d)
-    ++(*n)[size_t((static_cast<unsigned __int128>(rng.next()) * clusters) >> 64)];
+    ++drawn[size_t((static_cast<unsigned __int128>(rng.next()) * clusters) >> 64)];
+  if (rank.empty()) return;
+  n->resize(clusters);
+  for (size_t c = 0; c < clusters; ++c) (*n)[c] = drawn[rank[c]];
 }
 
 // The q-quantile of sorted values, interpolating linearly between order statistics.
@@ -290,6 +310,7 @@ Spread spread_of(std::vector<double> values, double confidence, double estimate)
 template <class Engine>
 BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   check_options(o);
+  check_rank(o.cluster_rank, engine.clusters());
   const size_t groups = engine.groups(), width = engine.layout().width(), n_runs = engine.runs();
   const size_t pairs = n_runs * (n_runs - 1) / 2, cells = groups * width;
   std::vector<bool> used(engine.clusters(), false);
@@ -308,7 +329,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   // Resample b draws from a random stream of its own, so that it is the same whichever
   // thread computes it; each writes only its own column b.
   struct Scratch {
-    std::vector<uint32_t> n;
+    std::vector<uint32_t> in_order, n;
     std::vector<double> now;
   };
   std::vector<Scratch> scratch(detail::workers_for(b_count));
@@ -318,7 +339,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
     std::vector<uint32_t>& n = scratch[w].n;
     std::vector<double>& now = scratch[w].now;
     detail::Random rng = detail::Random::stream(o.seed, b);
-    draw(rng, engine.clusters(), &n);
+    draw(rng, engine.clusters(), o.cluster_rank, &scratch[w].in_order, &n);
     engine.compute(n.data(), &now);
     for (size_t x = 0; x < n_runs * cells; ++x) values[x * b_count + b] = now[x];
     for (size_t a = 0, pair = 0; a < n_runs; ++a)

@@ -67,6 +67,11 @@ struct BootstrapOptions {
   uint64_t seed = 0;          // resample r draws from its own generator of (seed, r): the same
                               // resamples on any number of threads
   double confidence = 0.95;   // in (0, 1)
+  // Per truth cluster, its place in the order resamples draw clusters in (a permutation of
+  // 0..n_clusters-1; empty: their own order). The caller's order of the clusters' ids makes
+  // a seed's resamples independent of the row order of the input and of the engine that
+  // numbered them.
+  std::vector<uint32_t> cluster_rank;
 };
 
 // The spread of a statistic over the resamples where it is defined: its standard

@@ -10,8 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-from . import _core
+from . import _arrays, _core
 from ._estimates import BootstrapOptions, design_weights, scope_of
 from ._io import load_clustering
 from ._progress import step
@@ -96,6 +97,22 @@ class Evaluation(Comparison):
         scores.pop("pair_confusion_matrix")
         return scores
 
+    @cached_property
+    def cluster_rank(self) -> list[int]:
+        """Per truth cluster (the core's order), its place in the order of the clusters' ids:
+        the order the bootstrap draws them in, so that a seed gives the same resamples
+        whatever the truth's row order or the engine that read it."""
+        first = self._core.cluster_first_rows(_core.Side.a)
+        labels = _arrays.take(self._a.table.column(self._cluster_col), first)
+        if isinstance(labels, pa.ChunkedArray):
+            labels = labels.combine_chunks()
+        if pa.types.is_dictionary(labels.type):
+            labels = labels.dictionary_decode()
+        order = pc.sort_indices(labels).to_numpy()
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        return rank.tolist()
+
     def intervals(self, by: str | Sequence[str] | None = None) -> pd.DataFrame:
         """Per metric (and value of the items-table column(s) `by`): the estimate, its
         bootstrap standard error and the interval at the evaluation's confidence. The
@@ -119,7 +136,7 @@ class Evaluation(Comparison):
         grouping, labels_of = (None, None) if by is None else self.slice_grouping(list(by))
         sums = [_core.run_sums(self._core, grouping)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args())
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank)
         self.clusters_resampled = result["clusters"]
         d = result["values"]
         cols: dict[str, Any] = {"metric": pa.array(d["metric"], pa.string())}

@@ -158,7 +158,9 @@ class RunComparison:
             groupings = [e.slice_grouping(column) for e in evals]
             sums = [_core.run_sums(e.core, g) for e, (g, _) in zip(evals, groupings, strict=True)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args())
+            # The runs share the truth, and so its clusters' order.
+            rank = evals[0].cluster_rank
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank)
         self.clusters_resampled = result["clusters"]
         d = result["deltas"]
         # Every run groups the same items table the same way: the first run's labels serve.

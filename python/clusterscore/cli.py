@@ -10,7 +10,7 @@ import os
 import signal
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -87,6 +87,46 @@ ThreadsOpt = Annotated[
         " are the same for any number.",
     ),
 ]
+
+
+class Engine(str, Enum):
+    local = "local"
+    spark = "spark"
+
+
+EngineOpt = Annotated[
+    Engine,
+    typer.Option(
+        "--engine",
+        help="local: read the files and compute in this process. spark: Spark reads the files,"
+        " joins them and groups the items; the core computes every value from the groups on"
+        " the driver (needs clusterscore[spark] and Java; see docs/spark.md).",
+    ),
+]
+SparkMasterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--spark-master",
+        help="With --engine spark: the master URL (local[4], spark://HOST:7077, yarn...);"
+        " default: spark-submit's, else local[*].",
+    ),
+]
+
+
+def spark_reader(
+    engine: Engine, master: str | None, ids: Sequence[str]
+) -> Callable[[str | None], Any] | None:
+    """With --engine spark, a function reading a path as a Spark DataFrame (the session
+    started), its `ids` columns as text; None for the local engine."""
+    if engine is not Engine.spark:
+        if master is not None:
+            raise ValueError("--spark-master needs --engine spark")
+        return None
+    from . import spark
+
+    with progress.step("starting Spark"):
+        session = spark.session(master)
+    return lambda path: spark.read(session, path, ids)
 
 
 class Scope(str, Enum):
@@ -278,25 +318,28 @@ def evaluate(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    engine: EngineOpt = Engine.local,
+    spark_master: SparkMasterOpt = None,
 ) -> None:
     """Score ACTUAL against TRUTH: coverage, overall metrics (precision, recall, F1, pair
     metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
     clusters that lose the most."""
     staging = staged(out)
     outputs = Outputs(report_path, png)
-    result = Evaluation(
-        truth,
-        actual,
-        items,
-        truth_scope=truth_scope.value,
-        cluster_weights=cluster_weights,
-        confidence=confidence,
-        resamples=resamples,
-        seed=seed,
-        item_col=item_col,
-        cluster_col=cluster_col,
+    options: dict[str, Any] = dict(
+        truth_scope=truth_scope.value, cluster_weights=cluster_weights, confidence=confidence,
+        resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col,
-    )
+    )  # fmt: skip
+    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    if read is None:
+        result = Evaluation(truth, actual, items, **options)
+    else:
+        from . import spark
+
+        result = spark.evaluate(
+            read(truth), read(actual), read(items), slices=slice_ or [], **options
+        )
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
     intervals = result.intervals_table() if intervals_on else None
     slice_intervals = {s: result.intervals_table(s) if intervals_on else None for s in slices}
@@ -304,6 +347,7 @@ def evaluate(
     summary = {
         **header(
             "evaluate",
+            engine=engine,
             item_col=item_col,
             cluster_col=cluster_col,
             weight_col=weight_col,
@@ -414,6 +458,8 @@ def compare(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    engine: EngineOpt = Engine.local,
+    spark_master: SparkMasterOpt = None,
 ) -> None:
     """Score every RUN against TRUTH and compare each pair: the delta (second − first) of
     every overall and per-slice metric, with a standard error and an interval from a
@@ -422,19 +468,19 @@ def compare(
     staging = staged(out)
     outputs = Outputs(report_path, png)
     named = named_runs(runs)
-    result = RunComparison(
-        truth,
-        named,
-        items,
-        truth_scope=truth_scope.value,
-        cluster_weights=cluster_weights,
-        resamples=resamples,
-        seed=seed,
-        confidence=confidence,
-        item_col=item_col,
-        cluster_col=cluster_col,
+    options: dict[str, Any] = dict(
+        truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
+        seed=seed, confidence=confidence, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col,
-    )
+    )  # fmt: skip
+    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    if read is None:
+        result = RunComparison(truth, named, items, **options)
+    else:
+        from . import spark
+
+        frames = {name: read(path) for name, path in named.items()}
+        result = spark.compare(read(truth), frames, read(items), slices=slice_ or [], **options)
     overall = result.deltas_table()
     slices = {s: result.deltas_table(s) for s in slice_ or []}
     coverage = {name: e.coverage for name, e in result.evaluations.items()}
@@ -442,6 +488,7 @@ def compare(
     summary = {
         **header(
             "compare",
+            engine=engine,
             item_col=item_col,
             cluster_col=cluster_col,
             weight_col=weight_col,
@@ -540,19 +587,27 @@ def diff(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    engine: EngineOpt = Engine.local,
+    spark_master: SparkMasterOpt = None,
 ) -> None:
     """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
     rates, affected items, per-slice tables, and the clusters that changed the most."""
     staging = staged(out)
     outputs = Outputs(report_path, png)
-    result = Diff(
-        base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
-    )
+    columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    if read is None:
+        result = Diff(base, exp, items, **columns)
+    else:
+        from . import spark
+
+        result = spark.diff(read(base), read(exp), read(items), slices=slice_ or [], **columns)
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
     clusters = {side: result.per_cluster_table(side) for side in result.roles}
     summary = {
         **header(
             "diff",
+            engine=engine,
             item_col=item_col,
             cluster_col=cluster_col,
             weight_col=weight_col,

@@ -459,3 +459,67 @@ def all_scores(
 def _codes(labels: Any) -> np.ndarray:
     """Labels as indices of their distinct values."""
     return pc.index_in(labels, pc.unique(labels)).to_numpy()
+
+
+# -- the command line's Spark engine -----------------------------------------------------------
+
+
+def session(master: str | None = None) -> Any:
+    """The Spark session the command line runs on: `master` (e.g. local[4],
+    spark://host:7077, yarn), else the one spark-submit gives, else local[*]."""
+    import os
+    import sys
+
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ImportError(
+            "--engine spark needs pyspark: pip install 'clusterscore[spark]'"
+        ) from None
+    # Local workers run this interpreter, which has clusterscore; a cluster's are set up by
+    # its own configuration (docs/spark.md).
+    if master is None or master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("clusterscore")
+    if master is not None:
+        builder = builder.master(master)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+_PARQUET = {".parquet", ".pq"}
+_TAB = {".tsv", ".tab"}
+
+
+def read(spark: Any, path: str | None, text_columns: Sequence[str] = ()) -> Any:
+    """A CSV, TSV or Parquet file, or a folder of them, as a Spark DataFrame (None for
+    None). CSV and TSV have a header; as the in-process reader does, `text_columns` (the
+    ids) are read as text, so that ids like '007' stay exact, and other types are
+    inferred."""
+    if path is None:
+        return None
+    import os
+    from pathlib import PurePath
+
+    local = "://" not in path
+    if local and not os.path.exists(path):
+        raise ValueError(f"{path}: no such file or folder")
+    if local and os.path.isdir(path):
+        names = [n for n in os.listdir(path) if not n.startswith((".", "_"))]
+        kind = ".parquet" if any(PurePath(n).suffix in _PARQUET for n in names) else ".csv"
+    else:
+        suffixes = [s.lower() for s in PurePath(path).suffixes]
+        kind = next((s for s in reversed(suffixes) if s in {*_PARQUET, *_TAB, ".csv"}), "")
+        if not kind:
+            raise ValueError(f"{path}: not a .csv, .tsv or .parquet file")
+    if kind in _PARQUET:
+        return spark.read.parquet(path)
+    sep = "\t" if kind in _TAB else ","
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    inferred = spark.read.csv(path, header=True, inferSchema=True, sep=sep).schema
+    schema = StructType(
+        [StructField(f.name, StringType()) if f.name in text_columns else f for f in inferred]
+    )
+    return spark.read.csv(path, header=True, schema=schema, sep=sep)

@@ -84,3 +84,36 @@ def test_bounds(seed):
     for df in (res.per_item(), res.per_cluster("truth"), res.per_cluster("actual")):
         for m in ["precision", "recall", "f1", "accuracy", "jaccard_index"]:
             assert ((df[m] > 0) & (df[m] <= 1 + 1e-15)).all(), m
+
+
+@pytest.mark.parametrize("scope", ["common", "entities"])
+def test_intervals_do_not_depend_on_row_order(scope):
+    """The bootstrap draws truth clusters in the order of their ids: shuffling the truth's
+    rows (which renumbers its clusters) gives the same resamples, so the same intervals
+    and deltas, for a seed."""
+    rng = np.random.default_rng(7)
+    ids = [f"i{k}" for k in range(600)]
+    truth = pd.DataFrame({"item_id": ids, "cluster_id": rng.integers(0, 120, 600)})
+    runs = {f"r{k}": pd.DataFrame({"item_id": ids, "cluster_id": rng.integers(0, 150, 600)})
+            for k in range(2)}  # fmt: skip
+    shuffled = truth.sample(frac=1, random_state=3)
+    assert list(shuffled["cluster_id"].drop_duplicates()) != list(truth["cluster_id"].unique())
+    opts = dict(truth_scope=scope, resamples=80, seed=5)
+    a = cs.evaluate(truth, runs["r0"], **opts).intervals()
+    b = cs.evaluate(shuffled, runs["r0"], **opts).intervals()
+    np.testing.assert_allclose(a["std_error"], b["std_error"], rtol=1e-12)
+    np.testing.assert_allclose(a["ci_low"], b["ci_low"], rtol=1e-12)
+    da = cs.compare(truth, runs, **opts).deltas()
+    db = cs.compare(shuffled, runs, **opts).deltas()
+    np.testing.assert_allclose(da["std_error"], db["std_error"], rtol=1e-12)
+
+
+def test_a_cluster_order_must_be_a_permutation():
+    from clusterscore import _core
+
+    e = cs.evaluate({"a": 1, "b": 1, "c": 2}, {"a": "x", "b": "y", "c": "y"})
+    sums = [_core.run_sums(e.core, None)]
+    assert sorted(e.cluster_rank) == [0, 1]
+    for bad in ([0, 0], [0], [0, 2], [1, 0, 2]):
+        with pytest.raises(ValueError, match="cluster_rank must be a permutation"):
+            _core.paired_bootstrap(sums, 10, 0, 0.95, bad)

@@ -3,10 +3,13 @@ the in-process result, whatever the partitioning, and its errors."""
 
 from __future__ import annotations
 
+import json
 import math
+from typing import Any
 
 import pandas as pd
 import pytest
+from conftest import EXAMPLE
 from test_units import SLICES, assert_same, assert_same_dict
 from units_oracle import random_items
 
@@ -171,3 +174,60 @@ def test_fingerprints_equal_in_process(spark) -> None:
     assert got.fingerprint == want.fingerprint
     e = css.evaluate(s["truth"], s["exp"])
     assert e.input_fingerprints == cs.evaluate(d["truth"], d["exp"]).input_fingerprints
+
+
+def _without_engine(summary: dict) -> dict:
+    """The summary without its engine, each slice table's rows in the order of their values
+    (groups come in the order each engine meets them)."""
+    options = summary["options"]
+    assert options.pop("engine") in ("local", "spark")
+    for table in ("slices", "slice_intervals"):
+        for rows in summary.get(table, {}).values():
+            rows.sort(key=lambda r: json.dumps(r, sort_keys=True))
+    return summary
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare", "diff"])
+def test_cli_engine_spark_says_what_local_says(run_cli, command: str) -> None:
+    data = EXAMPLE
+    runs = {
+        "evaluate": [data / "truth.csv", data / "actual.csv"],
+        "compare": [data / "truth.csv", data / "actual.csv", data / "actual_v2.csv"],
+        "diff": [data / "actual.csv", data / "actual_v2.csv"],
+    }[command]
+    args = [command, *runs, "--items", data / "items.csv", "--slice", "country", "--json"]
+    if command != "diff":
+        args += ["--resamples", "200"]
+    local = run_cli(*args)
+    spark = run_cli(*args, "--engine", "spark", "--spark-master", "local[2]")
+    assert local.returncode == 0, local.stderr
+    assert spark.returncode == 0, spark.stderr
+    want, got = _without_engine(json.loads(local.stdout)), _without_engine(json.loads(spark.stdout))
+    assert_close(want, got)
+
+
+def assert_close(want: Any, got: Any, path: str = "") -> None:
+    """Equal JSON, numbers to 1e-12 relative."""
+    if isinstance(want, dict):
+        assert want.keys() == got.keys(), path
+        for k in want:
+            assert_close(want[k], got[k], f"{path}/{k}")
+    elif isinstance(want, list):
+        assert len(want) == len(got), path
+        for i, (a, b) in enumerate(zip(want, got, strict=True)):
+            assert_close(a, b, f"{path}[{i}]")
+    elif isinstance(want, float):
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15), path
+    else:
+        assert want == got, path
+
+
+def test_cli_spark_errors(run_cli) -> None:
+    r = run_cli("evaluate", EXAMPLE / "truth.csv", EXAMPLE / "actual.csv", "--spark-master", "x")
+    assert r.returncode == 2 and r.stderr == "error: --spark-master needs --engine spark\n"
+    r = run_cli("evaluate", EXAMPLE / "truth.csv", "missing.csv", "--engine", "spark",
+                "--spark-master", "local[1]")  # fmt: skip
+    assert r.returncode == 2 and r.stderr.endswith("error: missing.csv: no such file or folder\n")
+    r = run_cli("diff", EXAMPLE / "truth.csv", EXAMPLE / "truth.csv", "--engine", "spark",
+                "--spark-master", "local[1]", "--cluster-col", "entity")  # fmt: skip
+    assert r.returncode == 2 and "error: base: no column 'entity'" in r.stderr

@@ -21,9 +21,6 @@ def random_items(seed: int, n: int = 400, *, weights: bool = True) -> dict[str, 
     truth = pd.DataFrame(
         {"item_id": truth_ids, "cluster_id": rng.integers(0, n // 6, len(truth_ids))}
     )
-    # Truth clusters numbered in the order units number them (sorted), so that a seed draws
-    # the same resamples of them from items and from units.
-    truth = truth.sort_values("cluster_id", kind="stable").reset_index(drop=True)
     runs = [
         pd.DataFrame(
             {"item_id": r, "cluster_id": [f"c{x}" for x in rng.integers(0, n // 5, len(r))]}

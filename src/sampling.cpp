@@ -1,6 +1,7 @@
 #include "clusterscore/sampling.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "detail/interner.h"
@@ -47,9 +48,18 @@ struct Segments {
     if (it == e) --it;
     return uint32_t(it - cum.begin());
   }
-  // A member of g drawn in proportion to weight.
-  uint32_t draw(uint32_t g, detail::Random& rng) const {
-    return member[find(g, rng.uniform() * total(g))];
+  // A member of g drawn in proportion to weight, and where in its weight the draw fell
+  // (in [0, 1): for a member that stands for several items, which of them).
+  struct Found {
+    uint32_t member;
+    double at;
+  };
+  Found draw(uint32_t g, detail::Random& rng) const {
+    const double target = rng.uniform() * total(g);
+    const uint32_t p = find(g, target);
+    const double before = p > start[g] ? cum[p - 1] : 0.0, width = cum[p] - before;
+    const double at = width > 0 ? (target - before) / width : 0.0;
+    return {member[p], std::clamp(at, 0.0, std::nextafter(1.0, 0.0))};
   }
   // A member of g other than the one at position `skip` (weight `skip_w`).
   uint32_t draw_except(uint32_t g, uint32_t skip, double skip_w, detail::Random& rng) const {
@@ -99,10 +109,12 @@ class Sampler {
   double union_weight(size_t k) const {
     return cells_.weight[k] + parts_[k].split + parts_[k].merge;
   }
-  // A drawn pair: its items, the cell of i, and its kind.
+  // A drawn pair: its items (or units), the cell of i, its kind, and where in each unit's
+  // weight its item lies.
   struct Draw {
     uint32_t i, j, k;
     PairKind kind;
+    double at_i, at_j;
   };
 
   // Σ_{i in cell k} Σ_{j in the population} w_ij
@@ -131,13 +143,13 @@ class Sampler {
     if (it == cum.end()) --it;
     while (it != cum.begin() && cell_mass(size_t(it - cum.begin()), pop) == 0) --it;
     const uint32_t k = uint32_t(it - cum.begin());
-    const uint32_t i = items_.draw(k, rng);
+    const Segments::Found i = items_.draw(k, rng);
     const CellParts& p = parts_[k];
     const double split = pop == Population::kStable ? 0 : p.split;
     const double merge = pop == Population::kStable ? 0 : p.merge;
     const double stable = pop == Population::kDiff ? 0 : p.stable;
     const double u = rng.uniform() * (split + merge + stable);
-    uint32_t j;
+    Segments::Found j;
     PairKind kind;
     // Only parts with positive weight can be chosen, whatever the rounding of u.
     if (split > 0 && (u < split || (merge == 0 && stable == 0))) {
@@ -150,14 +162,16 @@ class Sampler {
       j = items_.draw(cell, rng);
     } else {
       j = items_.draw(k, rng);
-      kind = j == i ? PairKind::kSelf : PairKind::kStable;
+      // Two draws from one unit of several items may still be two items: its engine says.
+      kind = j.member == i.member && !units_ ? PairKind::kSelf : PairKind::kStable;
     }
-    return {i, j, k, kind};
+    return {i.member, j.member, k, kind, i.at, j.at};
   }
 
   // Adds a drawn pair to `out`: a new row, or one more draw of a pair drawn before.
   void record(const Draw& d, uint8_t stratum, PairSampleTable* out) {
-    const auto [i, j, k, kind] = d;
+    const uint32_t i = d.i, j = d.j, k = d.k;
+    const PairKind kind = d.kind;
     auto [id, inserted] = seen_.insert_key((uint64_t(i) << 32) | j);
     if (!inserted) {
       ++out->draws[id];
@@ -174,6 +188,7 @@ class Sampler {
   }
 
   const Comparison& c_;
+  const bool units_ = c_.joined().units();
   const CellTable& cells_;
   Segments items_, rows_, cols_;
   std::vector<uint32_t> row_pos_, col_pos_;
@@ -181,8 +196,9 @@ class Sampler {
   detail::Interner seen_{false, 1024};
 };
 
-void draw_stratum(Sampler& s, Population pop, uint64_t n, uint8_t stratum, uint64_t seed,
-                  PairSampleTable* out) {
+// Draws `n` pairs of `pop` and hands each to `sink(draw)`, in draw order.
+template <class Sink>
+void draw_stratum(const Sampler& s, Population pop, uint64_t n, uint64_t seed, Sink sink) {
   if (n == 0) return;
   const std::vector<double> cum = s.cumulative_masses(pop);
   if (cum.empty() || cum.back() <= 0)
@@ -210,11 +226,55 @@ void draw_stratum(Sampler& s, Population pop, uint64_t n, uint8_t stratum, uint6
       }
     });
     for (size_t x = 0; x < in_wave; ++x)
-      for (const Sampler::Draw& d : drawn[x]) s.record(d, stratum, out);
+      for (const Sampler::Draw& d : drawn[x]) sink(d);
+  }
+}
+
+void check(const Comparison& diff, const SampleOptions& o) {
+  if (diff.family() != MetricFamily::kImpact)
+    throw std::logic_error("clusterscore: sampling needs an impact (diff) comparison");
+  if (o.stratified && o.distance_only)
+    throw std::invalid_argument("stratified and distance_only sampling exclude each other");
+}
+
+// Every stratum's draws, to `sink(draw, stratum)`. Each stratum has its own stream, derived
+// from the seed, so that changing the number of stable pairs does not change the diff
+// pairs drawn.
+template <class Sink>
+void draw_strata(const Sampler& s, const SampleOptions& o, Sink sink) {
+  const uint64_t diff_seed = o.seed, stable_seed = o.seed ^ 0x5DEECE66DA3B1F0Full;
+  const auto stratum = [&](uint8_t k) { return [&, k](const Sampler::Draw& d) { sink(d, k); }; };
+  if (o.stratified) {
+    draw_stratum(s, Population::kDiff, o.pairs, diff_seed, stratum(0));
+    draw_stratum(s, Population::kStable, o.stable_pairs, stable_seed, stratum(1));
+  } else {
+    draw_stratum(s, o.distance_only ? Population::kDiff : Population::kAll, o.pairs, diff_seed,
+                 stratum(0));
   }
 }
 
 }  // namespace
+
+std::vector<uint32_t> pick_by_weight(std::span<const uint32_t> member_group,
+                                     std::span<const double> weight,
+                                     std::span<const uint32_t> draw_group,
+                                     std::span<const double> at) {
+  if (member_group.size() != weight.size() || draw_group.size() != at.size())
+    throw std::invalid_argument("clusterscore: pick_by_weight: arrays differ in length");
+  size_t n_groups = 0;
+  for (uint32_t g : member_group) n_groups = std::max(n_groups, size_t(g) + 1);
+  const Segments members(
+      n_groups, member_group.size(), [&](size_t x) { return member_group[x]; },
+      [&](size_t x) { return weight[x]; });
+  std::vector<uint32_t> out(draw_group.size());
+  for (size_t d = 0; d < out.size(); ++d) {
+    const uint32_t g = draw_group[d];
+    if (g >= n_groups || members.start[g] == members.start[g + 1])
+      throw std::invalid_argument("clusterscore: pick_by_weight: a draw into a group of no item");
+    out[d] = members.member[members.find(g, at[d] * members.total(g))];
+  }
+  return out;
+}
 
 SampleTotals sample_totals(const Comparison& diff) {
   if (diff.family() != MetricFamily::kImpact)
@@ -258,25 +318,34 @@ SampleTotals sample_totals(const Comparison& diff) {
 }
 
 PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& o) {
-  if (diff.family() != MetricFamily::kImpact)
-    throw std::logic_error("clusterscore: sampling needs an impact (diff) comparison");
-  if (o.stratified && o.distance_only)
-    throw std::invalid_argument("stratified and distance_only sampling exclude each other");
+  check(diff, o);
   // A pair is of two items, and a unit does not say which of its items it stands for.
   if (diff.joined().units())
-    throw std::invalid_argument("clusterscore: pairs are sampled from items, not from units");
+    throw std::invalid_argument(
+        "clusterscore: pairs are sampled from items, not from units (sample_unit_pairs)");
   Sampler sampler(diff);
   PairSampleTable out;
-  // Each stratum has its own stream, derived from the seed, so that changing the number
-  // of stable pairs does not change the diff pairs drawn.
-  const uint64_t diff_seed = o.seed, stable_seed = o.seed ^ 0x5DEECE66DA3B1F0Full;
-  if (o.stratified) {
-    draw_stratum(sampler, Population::kDiff, o.pairs, 0, diff_seed, &out);
-    draw_stratum(sampler, Population::kStable, o.stable_pairs, 1, stable_seed, &out);
-  } else {
-    draw_stratum(sampler, o.distance_only ? Population::kDiff : Population::kAll, o.pairs, 0,
-                 diff_seed, &out);
-  }
+  draw_strata(sampler, o,
+              [&](const Sampler::Draw& d, uint8_t stratum) { sampler.record(d, stratum, &out); });
+  return out;
+}
+
+UnitPairDraws sample_unit_pairs(const Comparison& diff, const SampleOptions& o) {
+  check(diff, o);
+  const Sampler sampler(diff);
+  const CellTable& cells = diff.cells();
+  UnitPairDraws out;
+  draw_strata(sampler, o, [&](const Sampler::Draw& d, uint8_t stratum) {
+    out.unit_i.push_back(d.i);
+    out.unit_j.push_back(d.j);
+    out.at_i.push_back(d.at_i);
+    out.at_j.push_back(d.at_j);
+    out.kind.push_back(d.kind);
+    out.stratum.push_back(stratum);
+    out.U.push_back(sampler.union_weight(d.k));
+    out.B.push_back(cells.row_weight[cells.row[d.k]]);
+    out.E.push_back(cells.col_weight[cells.col[d.k]]);
+  });
   return out;
 }
 

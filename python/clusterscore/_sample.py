@@ -173,6 +173,20 @@ def sample_from_diff(
     d: Diff, pairs: int, seed: int, stable_pairs: int | None = None, *, distance_only: bool = False
 ) -> PairSample:
     """sample_pairs on a Diff already built (to draw many samples from one diff)."""
+    pairs, stable, mode = sample_request(pairs, seed, stable_pairs, distance_only)
+    base, exp, _ = d.sources
+    item_col = d.columns[0]
+    try:
+        raw = d.core.sample_pairs(pairs, stable, mode == "stratified", distance_only, int(seed))
+    except ValueError as e:
+        raise ValueError(f"{base.name} vs {exp.name}: {e}") from None
+    return PairSample(_sample_table(d, raw, item_col), sample_meta(d, mode, pairs, stable, seed))
+
+
+def sample_request(
+    pairs: Any, seed: Any, stable_pairs: Any, distance_only: bool
+) -> tuple[int, int, str]:
+    """(pairs, stable pairs, mode) of a sample asked for, checked."""
     pairs = _count(pairs, "pairs")
     stable = _count(stable_pairs, "stable_pairs") if stable_pairs is not None else 0
     if pairs + stable > _MAX_DRAWS:
@@ -189,18 +203,16 @@ def sample_from_diff(
         mode = "stratified"
     elif distance_only:
         mode = "distance_only"
-    base, exp, _ = d.sources
-    item_col = d.columns[0]
-    try:
-        raw = d.core.sample_pairs(pairs, stable, mode == "stratified", distance_only, int(seed))
-    except ValueError as e:
-        raise ValueError(f"{base.name} vs {exp.name}: {e}") from None
-    meta = {
+    return pairs, stable, mode
+
+
+def sample_meta(d: Diff, mode: str, pairs: int, stable: int, seed: int) -> dict[str, Any]:
+    """A sample's metadata: how it was drawn, the diff's totals and the inputs' fingerprint."""
+    return {
         "format": _FORMAT, "mode": mode, "pairs": pairs, "stable_pairs": stable,
         "seed": int(seed), "totals": d.sample_totals, "fingerprint": d.fingerprint,
-        "item_col": item_col,
+        "item_col": d.columns[0],
     }  # fmt: skip
-    return PairSample(_sample_table(d, raw, item_col), meta)
 
 
 def _count(n: Any, name: str) -> int:

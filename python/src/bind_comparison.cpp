@@ -250,6 +250,7 @@ void bind_comparison(nb::module_& m) {
            })
       .def("per_item", &per_item_dict, nb::arg("items"), nb::arg("counts"))
       .def("sample_pairs", &sample_dict)
+      .def("sample_unit_pairs", &unit_draws_dict)
       .def("items_rows",
            [](const Comparison& c, const Array<uint32_t>& items) {
              // The items-table row of each given joined item (kNone without one).

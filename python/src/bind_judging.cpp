@@ -43,6 +43,29 @@ nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
   return d;
 }
 
+nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
+                         bool stratified, bool distance_only, uint64_t seed) {
+  SampleOptions o{pairs, stable_pairs, stratified, distance_only, seed};
+  UnitPairDraws t;
+  {
+    nb::gil_scoped_release release;
+    t = sample_unit_pairs(c, o);
+  }
+  std::vector<uint8_t> kind(t.kind.size());
+  for (size_t p = 0; p < kind.size(); ++p) kind[p] = uint8_t(t.kind[p]);
+  nb::dict d;
+  d["unit_i"] = to_numpy(std::move(t.unit_i));
+  d["unit_j"] = to_numpy(std::move(t.unit_j));
+  d["at_i"] = to_numpy(std::move(t.at_i));
+  d["at_j"] = to_numpy(std::move(t.at_j));
+  d["kind"] = to_numpy(std::move(kind));
+  d["stratum"] = to_numpy(std::move(t.stratum));
+  d["U_i"] = to_numpy(std::move(t.U));
+  d["B_i"] = to_numpy(std::move(t.B));
+  d["E_i"] = to_numpy(std::move(t.E));
+  return d;
+}
+
 namespace {
 
 SampleTotals totals_of(const nb::dict& d) {
@@ -184,6 +207,15 @@ void bind_judging(nb::module_& m) {
         return fingerprint(t);
       },
       nb::arg("items"), nb::arg("weights").none());
+  m.def(
+      "pick_by_weight",
+      [](const Array<uint32_t>& member_group, const Array<double>& weight,
+         const Array<uint32_t>& draw_group, const Array<double>& at) {
+        return to_numpy(pick_by_weight(
+            {member_group.data(), member_group.shape(0)}, {weight.data(), weight.shape(0)},
+            {draw_group.data(), draw_group.shape(0)}, {at.data(), at.shape(0)}));
+      },
+      nb::arg("member_group"), nb::arg("weight"), nb::arg("draw_group"), nb::arg("at"));
   m.def("combine_fingerprints", &combine_fingerprints, nb::arg("parts"), nb::arg("rows"),
         nb::arg("items"));
   m.def("contributions", &contributions_dict);

@@ -101,6 +101,8 @@ nb::dict scores_dict(const ClassicScores& s, bool weighted);
 nb::dict totals_dict(const SampleTotals& t);
 nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, bool stratified,
                      bool distance_only, uint64_t seed);
+nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
+                         bool stratified, bool distance_only, uint64_t seed);
 
 // Each area's declarations, called once by the module.
 void bind_classic(nb::module_& m);

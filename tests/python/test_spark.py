@@ -10,6 +10,8 @@ from typing import Any
 import pandas as pd
 import pytest
 from conftest import EXAMPLE
+from reference import abcde_pairs
+from test_sampling import chi_square, small_case
 from test_units import SLICES, assert_same, assert_same_dict
 from units_oracle import random_items
 
@@ -231,3 +233,74 @@ def test_cli_spark_errors(run_cli) -> None:
     r = run_cli("diff", EXAMPLE / "truth.csv", EXAMPLE / "truth.csv", "--engine", "spark",
                 "--spark-master", "local[1]", "--cluster-col", "entity")  # fmt: skip
     assert r.returncode == 2 and "error: base: no column 'entity'" in r.stderr
+
+
+def assert_same_meta(got: dict, want: dict) -> None:
+    """The same sample metadata, the totals to 1e-12 (sums over units, not items)."""
+    assert {k: v for k, v in got.items() if k != "totals"} == {
+        k: v for k, v in want.items() if k != "totals"
+    }
+    assert_same_dict(want["totals"], got["totals"])
+
+
+def _spark_case(spark, seed: int, partitions: int) -> tuple:
+    base, exp, w, items = small_case(seed)
+    as_frame = lambda m: pd.DataFrame({"item_id": list(m), "cluster_id": list(m.values())})  # noqa: E731
+    f = frames(spark, {"base": as_frame(base), "exp": as_frame(exp), "items": items}, partitions)
+    return base, exp, w, f
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_sample_draw_frequencies_match_exact_weights(spark, seed: int) -> None:
+    base, exp, w, f = _spark_case(spark, seed, 3)
+    pop = abcde_pairs(base, exp, w)
+    s = css.sample_pairs(f["base"], f["exp"], pairs=40_000, seed=11, items=f["items"])
+    assert s.pairs.draws.sum() == 40_000
+    assert chi_square(s, pop, 40_000) > 1e-3
+    kinds = {(p[0], p[1]): p[2] for p in pop}
+    for r in s.pairs.itertuples():
+        assert r.kind == kinds[(r.item_i, r.item_j)]
+    assert_same_meta(s.meta, cs.sample_pairs(base, exp, 40_000, 11, f["items"].toPandas()).meta)
+
+
+def test_sample_strata_match_exact_weights(spark) -> None:
+    base, exp, w, f = _spark_case(spark, 2, 3)
+    pop = abcde_pairs(base, exp, w)
+    s = css.sample_pairs(f["base"], f["exp"], 20_000, 5, f["items"], stable_pairs=10_000)
+    for stratum, kinds, n in ((0, ("split", "merge"), 20_000), (1, ("stable", "self"), 10_000)):
+        sub = cs.PairSample(s.table.filter(s.table.column("stratum").to_numpy() == stratum), s.meta)
+        assert chi_square(sub, [p for p in pop if p[2] in kinds], n) > 1e-3
+
+
+def test_sample_is_the_same_for_any_partitioning(spark) -> None:
+    d = random_items(14)
+    samples = []
+    for parts in (1, 7):
+        s = frames(spark, d, parts)
+        samples.append(css.sample_pairs(s["base"], s["exp"], 3000, 9, s["items"], stable_pairs=800))
+    a, b = (x.table for x in samples)
+    assert a.equals(b)
+    assert samples[0].meta == samples[1].meta
+
+
+def test_sample_same_columns_and_estimates(spark, tmp_path) -> None:
+    d = random_items(15)
+    s = frames(spark, d)
+    got = css.sample_pairs(s["base"], s["exp"], 2000, 3, s["items"], stable_pairs=600)
+    want = cs.sample_pairs(d["base"], d["exp"], 2000, 3, d["items"], stable_pairs=600)
+    assert got.table.schema.names == want.table.schema.names
+    assert_same_meta(got.meta, want.meta)  # the same diff's totals and inputs' fingerprint
+    got.save(tmp_path / "s.parquet")
+    back = cs.load_sample(tmp_path / "s.parquet")
+    verdicts = back.raters_table().to_pandas().assign(verdict="same")
+    est = cs.estimate(back, verdicts)
+    assert len(est) > 0
+
+
+def test_sample_errors(spark) -> None:
+    d = random_items(16)
+    s = frames(spark, d)
+    with pytest.raises(ValueError, match="pairs must be a whole number"):
+        css.sample_pairs(s["base"], s["exp"], -1, 0)
+    with pytest.raises(ValueError, match="no pairs to draw"):
+        css.sample_pairs(s["base"], s["base"], 10, 0)

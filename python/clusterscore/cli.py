@@ -690,6 +690,8 @@ def sample(
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    engine: EngineOpt = Engine.local,
+    spark_master: SparkMasterOpt = None,
 ) -> None:
     """Draw pairs of items to judge, in proportion to their weight in the difference between
     BASE and EXP. Writes the sample (OUT) and, beside it, OUT-stem.raters.csv: both items'
@@ -699,9 +701,18 @@ def sample(
     if out.suffix.lower() == ".csv":
         written.append(Path(str(out) + ".meta.json"))
     staging = StagedFiles(*written)
-    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    with progress.step(f"drawing {pairs:,} pairs"):
-        s = sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+    columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    if read is None:
+        d = Diff(base, exp, items, **columns)
+        with progress.step(f"drawing {pairs:,} pairs"):
+            s = sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+    else:
+        from . import spark
+
+        d = spark.diff(read(base), read(exp), read(items), slices=[], **columns)
+        with progress.step(f"drawing {pairs:,} pairs"):
+            s = spark.sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
     with staging as tmp, progress.step(f"writing {out}"):
         s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
         s.save_for_raters(tmp[1])
@@ -709,6 +720,7 @@ def sample(
     summary = {
         **header(
             "sample",
+            engine=engine,
             pairs=pairs,
             stable_pairs=stable_pairs,
             distance_only=distance_only,

@@ -549,11 +549,22 @@ def sample_pairs(
     ids and the core picks the item there (in mapInArrow). So a seed gives the same pairs
     whatever the partitioning (other pairs than in-process, which orders a cell's items as
     it read them)."""
+    d = diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+             slices=[])  # fmt: skip
+    return sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+
+
+def sample_from_diff(
+    d: SparkDiff, pairs: int, seed: int, stable_pairs: int | None = None, *,
+    distance_only: bool = False,
+) -> Any:  # fmt: skip
+    """sample_pairs on a diff already made by clusterscore.spark.diff (to draw many samples
+    from one diff)."""
     from . import _sample
 
     n, stable, mode = _sample.sample_request(pairs, seed, stable_pairs, distance_only)
-    d = diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-             slices=[])  # fmt: skip
+    items = d._spark.items_frame
+    item_col = d.columns[0]
     try:
         raw = d.core.sample_unit_pairs(n, stable, mode == "stratified", distance_only, int(seed))
     except ValueError as e:

@@ -304,3 +304,20 @@ def test_sample_errors(spark) -> None:
         css.sample_pairs(s["base"], s["exp"], -1, 0)
     with pytest.raises(ValueError, match="no pairs to draw"):
         css.sample_pairs(s["base"], s["base"], 10, 0)
+
+
+def test_cli_sample_on_spark(run_cli, tmp_path) -> None:
+    d = EXAMPLE
+    args = ["sample", d / "actual.csv", d / "actual_v2.csv", "--items", d / "items.csv",
+            "--pairs", "300", "--stable-pairs", "100", "--seed", "4", "--json"]  # fmt: skip
+    local = run_cli(*args, "--out", tmp_path / "local.parquet")
+    spark = run_cli(*args, "--out", tmp_path / "spark.parquet", "--engine", "spark",
+                    "--spark-master", "local[2]")  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    assert spark.returncode == 0, spark.stderr
+    want, got = json.loads(local.stdout), json.loads(spark.stdout)
+    assert got["inputs"] == want["inputs"]
+    assert got["options"]["engine"] == "spark"
+    s = cs.load_sample(tmp_path / "spark.parquet")
+    assert s.table.column("draws").to_numpy().sum() == 400
+    assert (tmp_path / "spark.raters.csv").exists()

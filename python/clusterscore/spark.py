@@ -68,47 +68,69 @@ def _first(df: Any) -> Any:
     return rows[0] if rows else None
 
 
-def _check_clustering(df: Any, role: str, item_col: str, cluster_col: str) -> None:
-    """Names the first item without an id or a cluster, or listed twice."""
-    F = _functions()
-    _require_frame(df, role)
-    _require_columns(df, role, [item_col, cluster_col])
-    _kind(df, role, item_col)
-    missing = _first(df.where(F.col(item_col).isNull() | F.col(cluster_col).isNull()))
-    if missing is not None:
-        what = item_col if missing[item_col] is None else cluster_col
-        raise ValueError(f"{role}: missing value in column {what!r} (row {missing.asDict()})")
-    twice = _first(df.groupBy(item_col).count().where(F.col("count") > 1))
-    if twice is not None:
-        raise ValueError(f"{role}: item {twice[item_col]!r} appears {twice['count']} times")
+def _check_schemas(
+    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str, weight_col: str
+) -> bool:
+    """Checks what the inputs' schemas say (no Spark job): DataFrames, their columns, ids of
+    one kind. Returns whether the items table has weights."""
+    kinds = set()
+    for role, df in clusterings.items():
+        _require_frame(df, role)
+        _require_columns(df, role, [item_col, cluster_col])
+        kinds.add(_kind(df, role, item_col))
+    weighted = False
+    if items is not None:
+        _require_frame(items, "items")
+        _require_columns(items, "items", [item_col])
+        kinds.add(_kind(items, "items", item_col))
+        weighted = weight_col in items.columns
+        if not weighted and weight_col != "weight":  # only the default may be absent
+            _require_columns(items, "items", [weight_col])
+    if len(kinds) > 1:
+        raise ValueError("item ids must be all integers or all strings in every input")
+    return weighted
 
 
-def _check_items(df: Any, item_col: str, weight_col: str) -> bool:
-    """Checks the items table as _check_clustering does its clusterings, and its weights;
-    returns whether it has weights."""
+def _check_rows(
+    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
+    weight_col: str, weighted: bool,
+) -> None:  # fmt: skip
+    """Names an item without an id or a cluster, listed twice, or with a weight that is not
+    a finite number > 0: one Spark job over every input at once."""
     F = _functions()
-    _require_frame(df, "items")
-    _require_columns(df, "items", [item_col])
-    _kind(df, "items", item_col)
-    if _first(df.where(F.col(item_col).isNull())) is not None:
-        raise ValueError(f"items: missing value in column {item_col!r}")
-    twice = _first(df.groupBy(item_col).count().where(F.col("count") > 1))
-    if twice is not None:
-        raise ValueError(f"items: item {twice[item_col]!r} appears {twice['count']} times")
-    if weight_col not in df.columns:
-        if weight_col != "weight":  # only the default may be absent (every weight is then 1)
-            _require_columns(df, "items", [weight_col])
-        return False
-    w = F.col(weight_col).cast("double")
-    bad = _first(
-        df.where(w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf)).select(item_col, weight_col)
-    )
-    if bad is not None:
-        raise ValueError(
-            f"items: weight {bad[weight_col]!r} of item {bad[item_col]!r} is not a finite"
-            " number > 0"
+    roles = [*clusterings, "items"]
+    parts = [
+        df.select(F.lit(k).alias("src"), F.col(item_col).alias(_ITEM),
+                  F.col(cluster_col).isNull().alias("bad"))
+        for k, df in enumerate(clusterings.values())
+    ]  # fmt: skip
+    if items is not None:
+        bad = F.lit(False)
+        if weighted:
+            w = F.col(weight_col).cast("double")
+            bad = w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf)
+        k = len(clusterings)
+        parts.append(
+            items.select(F.lit(k).alias("src"), F.col(item_col).alias(_ITEM), bad.alias("bad"))
         )
-    return True
+    rows = functools.reduce(lambda a, b: a.unionByName(b), parts)
+    found = _first(
+        rows.groupBy("src", _ITEM)
+        .agg(F.count(F.lit(1)).alias("n"), F.max(F.col("bad").cast("int")).alias("bad"))
+        .where(F.col(_ITEM).isNull() | (F.col("n") > 1) | (F.col("bad") == 1))
+    )
+    if found is None:
+        return
+    role, item = roles[found["src"]], found[_ITEM]
+    df = items if role == "items" else clusterings[role]
+    if item is None:
+        raise ValueError(f"{role}: missing value in column {item_col!r}")
+    if found["n"] > 1:
+        raise ValueError(f"{role}: item {item!r} appears {found['n']} times")
+    if role != "items":
+        raise ValueError(f"{role}: missing value in column {cluster_col!r} (item {item!r})")
+    value = _first(df.where(F.col(item_col) == item))[weight_col]
+    raise ValueError(f"items: weight {value!r} of item {item!r} is not a finite number > 0")
 
 
 def _to_arrow(df: Any) -> pa.Table:
@@ -130,15 +152,8 @@ class _Units:
         slices: Sequence[str] | None,
     ) -> None:
         F = _functions()
-        kinds = set()
-        for role, df in clusterings.items():
-            _check_clustering(df, role, item_col, cluster_col)
-            kinds.add(_kind(df, role, item_col))
-        weighted = items is not None and _check_items(items, item_col, weight_col)
-        if items is not None:
-            kinds.add(_kind(items, "items", item_col))
-        if len(kinds) > 1:
-            raise ValueError("item ids must be all integers or all strings in every input")
+        weighted = _check_schemas(clusterings, items, item_col, cluster_col, weight_col)
+        _check_rows(clusterings, items, item_col, cluster_col, weight_col, weighted)
         self.roles = list(clusterings)
         self.cluster_cols = [f"__cs_cluster{k}" for k in range(len(self.roles))]
         self.slices = self._slices(items, item_col, weight_col, slices)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import clusterscore
 import clusterscore.metrics
+import clusterscore.spark
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "python.md"
 
@@ -39,10 +40,14 @@ def _signature(name: str, obj: object) -> str:
         return name
 
 
-def _members(cls: type) -> list[str]:
+def _members(cls: type, only_from: str | None) -> list[str]:
+    """The public members of `cls`; with `only_from`, those its classes from that module
+    define (a subclass of an in-process result lists what it changes; the rest is
+    documented with its base)."""
+    own = [k for k in cls.__mro__ if only_from is None or k.__module__ == only_from]
     lines = []
     for name in sorted(dir(cls)):
-        if name.startswith("_"):
+        if name.startswith("_") or not any(name in vars(k) for k in own):
             continue
         attr = inspect.getattr_static(cls, name)
         if isinstance(attr, property) or hasattr(attr, "func"):  # properties, cached ones
@@ -53,13 +58,15 @@ def _members(cls: type) -> list[str]:
     return lines
 
 
-def _section(title: str, module: object, names: list[str], prefix: str) -> list[str]:
+def _section(
+    title: str, module: object, names: list[str], prefix: str, only_from: str | None = None
+) -> list[str]:
     lines = [f"## {title}", ""]
     for name in names:
         obj = getattr(module, name)
         if inspect.isclass(obj):
             lines += [f"### class `{prefix}{name}`", "", _doc(obj), ""]
-            lines += _members(obj)
+            lines += _members(obj, only_from)
         else:
             lines += [f"### `{prefix}{_signature(name, obj)}`", "", _doc(obj), ""]
     return lines
@@ -77,6 +84,15 @@ def render() -> str:
         clusterscore.metrics,
         list(clusterscore.metrics.__all__),
         "M.",
+    )
+    spark = clusterscore.spark
+    lines += _section(
+        "Spark engine (`clusterscore.spark`, see [spark.md](spark.md))",
+        spark,
+        [n for n in spark.__all__ if not inspect.isclass(getattr(spark, n))]
+        + [n for n in spark.__all__ if inspect.isclass(getattr(spark, n))],
+        "css.",
+        only_from=spark.__name__,
     )
     return "\n".join(lines).rstrip() + "\n"
 

@@ -24,6 +24,19 @@ import pyarrow.compute as pc
 
 from . import _core, _diff, _evaluate, _runs, _two_clusterings
 
+__all__ = [
+    "SparkDiff",
+    "SparkEvaluation",
+    "all_scores",
+    "compare",
+    "diff",
+    "evaluate",
+    "read",
+    "sample_from_diff",
+    "sample_pairs",
+    "session",
+]
+
 # Internal column names: never a user's column (slices keep their own names).
 _ITEM, _WEIGHT, _ROW = "__cs_item", "__cs_weight", "__cs_row"
 _COUNT, _WEIGHT_SQ, _UNIT = "__cs_count", "__cs_weight_sq", "__cs_unit"

@@ -125,7 +125,10 @@ def spark_reader(
     from . import spark
 
     with progress.step("starting Spark"):
-        session = spark.session(master)
+        try:
+            session = spark.session(master)
+        except ImportError as e:  # no pyspark: a one-line answer, as for bad input
+            raise ValueError(str(e)) from None
     return lambda path: spark.read(session, path, ids)
 
 
@@ -858,12 +861,26 @@ def _write(out: Path, summary: dict, tables: dict, clusters: dict, slices: dict)
         report.write_parquet(out / f"per_slice_{name}.parquet", table)
 
 
+def _spark_message(e: BaseException) -> str:
+    """The line of a Spark error that says what went wrong: py4j's first line only names
+    the call ("An error occurred while calling o27.parquet."); the JVM's message follows."""
+    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    if len(lines) > 1 and lines[0].startswith("An error occurred while calling"):
+        return lines[1].lstrip(": ")
+    return lines[0] if lines else type(e).__name__
+
+
 def main() -> None:
     """Entry point: bad input is one line on stderr and exit status 2, no traceback."""
     try:
         app(prog_name="clusterscore")  # standalone: usage errors print a message and exit 2
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)  # one line, never wrapped
+    except Exception as e:
+        # Spark's errors (--engine spark) carry the JVM's stack: their first line says it.
+        if not type(e).__module__.startswith(("pyspark", "py4j")):
+            raise
+        print(f"error: Spark: {_spark_message(e)}", file=sys.stderr)
     else:
         return
     # The error's traceback keeps the command's frames, and the Arrow data they hold, in

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -504,15 +505,22 @@ def session(master: str | None = None) -> Any:
         raise ImportError(
             "--engine spark needs pyspark: pip install 'clusterscore[spark]'"
         ) from None
+    # pyspark warns on every pandas conversion that it has not been tested with pandas 3;
+    # clusterscore's tests run it with the pandas installed.
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     # Local workers run this interpreter, which has clusterscore; a cluster's are set up by
     # its own configuration (docs/spark.md).
     if master is None or master.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    builder = SparkSession.builder.appName("clusterscore")
+    # Quiet: the terminal shows clusterscore's own progress, tables and one-line errors.
+    builder = (
+        SparkSession.builder.appName("clusterscore")
+        .config("spark.log.level", "OFF")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
     if master is not None:
         builder = builder.master(master)
     spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel("ERROR")
     return spark
 
 

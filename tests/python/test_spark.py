@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from typing import Any
 
 import pandas as pd
@@ -321,3 +322,38 @@ def test_cli_sample_on_spark(run_cli, tmp_path) -> None:
     s = cs.load_sample(tmp_path / "spark.parquet")
     assert s.table.column("draws").to_numpy().sum() == 400
     assert (tmp_path / "spark.raters.csv").exists()
+
+
+def test_cli_spark_failure_is_one_line(run_cli, tmp_path) -> None:
+    bad = tmp_path / "truth.parquet"
+    bad.write_text("item_id,cluster_id\n1,a\n")  # not Parquet
+    r = run_cli("evaluate", bad, EXAMPLE / "actual.csv", "--engine", "spark",
+                "--spark-master", "local[1]")  # fmt: skip
+    assert r.returncode == 2
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: Spark: ") and "truth.parquet" in last, r.stderr
+
+
+def test_cli_spark_without_pyspark(tmp_path) -> None:
+    """Without pyspark, --engine spark says which extra to install, in one line."""
+    import subprocess
+    import sys
+
+    hide = tmp_path / "pyspark"
+    hide.mkdir()
+    (hide / "__init__.py").write_text("raise ImportError('no pyspark here')\n")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    r = subprocess.run([sys.executable, "-m", "clusterscore", "evaluate", EXAMPLE / "truth.csv",
+                        EXAMPLE / "actual.csv", "--engine", "spark"],
+                       capture_output=True, text=True, env=env)  # fmt: skip
+    assert r.returncode == 2
+    assert r.stderr.endswith(
+        "error: --engine spark needs pyspark: pip install 'clusterscore[spark]'\n"
+    )
+    code = (
+        "import clusterscore.spark as s\n"
+        "try: s.evaluate(None, None)\n"
+        "except ImportError as e: print(e)"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert r.stdout == "clusterscore.spark needs pyspark: pip install 'clusterscore[spark]'\n"

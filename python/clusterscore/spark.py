@@ -40,7 +40,8 @@ __all__ = [
 
 # Internal column names: never a user's column (slices keep their own names).
 _ITEM, _WEIGHT, _ROW = "__cs_item", "__cs_weight", "__cs_row"
-_COUNT, _WEIGHT_SQ, _UNIT = "__cs_count", "__cs_weight_sq", "__cs_unit"
+_COUNT, _WEIGHT_SQ = "__cs_count", "__cs_weight_sq"
+_BAD = "__cs_bad"
 _INTEGER_TYPES = {"tinyint", "smallint", "int", "bigint"}
 
 
@@ -147,6 +148,52 @@ def _check_rows(
     raise ValueError(f"items: weight {value!r} of item {item!r} is not a finite number > 0")
 
 
+def _by_item(
+    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
+    weight_col: str, weighted: bool, slices: Sequence[str], cluster_cols: Sequence[str],
+) -> Any:  # fmt: skip
+    """Every input's rows gathered by item id in one shuffle (a union and a group-by, where
+    joins would shuffle every input again): per item its cluster in each clustering
+    (null where it is not listed), its weight, slice values and items-table rows, and
+    whether an input lists it wrongly (twice, without a cluster, without an id, with a
+    weight that is not a finite number > 0)."""
+    F = _functions()
+    src = F.col("__cs_src")
+    parts = [
+        df.select(F.col(item_col).alias(_ITEM), F.lit(k).alias("__cs_src"),
+                  F.col(cluster_col).alias(cluster_cols[k]))
+        for k, df in enumerate(clusterings.values())
+    ]  # fmt: skip
+    table = len(cluster_cols)  # the items table's source number
+    if items is not None:
+        cols = [F.col(item_col).alias(_ITEM), F.lit(table).alias("__cs_src")]
+        if weighted:
+            cols.append(F.col(weight_col).cast("double").alias(_WEIGHT))
+        parts.append(items.select(*cols, *[F.col(c) for c in slices]))
+    rows = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    if _WEIGHT not in rows.columns:
+        rows = rows.withColumn(_WEIGHT, F.lit(None).cast("double"))
+    bad = F.col(_ITEM).isNull()
+    aggs = []
+    for k, col in enumerate(cluster_cols):
+        listed = F.sum((src == k).cast("int"))
+        aggs.append(F.max(col).alias(col))  # its one cluster, if listed once
+        aggs.append(((listed > 1) | (listed > F.count(col))).alias(f"__cs_bad{k}"))
+    w = F.col(_WEIGHT)
+    bad_weight = w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf) if weighted else F.lit(False)
+    aggs += [
+        F.sum((src == table).cast("int")).alias(_ROW),
+        F.max((src == table) & bad_weight).alias("__cs_bad_weight"),
+        F.max(w).alias(_WEIGHT),
+        *[F.max(c).alias(c) for c in slices],
+    ]
+    by_item = rows.groupBy(_ITEM).agg(*aggs)
+    flags = [F.col(f"__cs_bad{k}") for k in range(len(cluster_cols))]
+    flags += [F.col(_ROW) > 1, F.coalesce(F.col("__cs_bad_weight"), F.lit(False))]
+    bad = functools.reduce(lambda a, b: a | b, flags, bad)
+    return by_item.select(_ITEM, *cluster_cols, _ROW, _WEIGHT, *slices, bad.alias(_BAD))
+
+
 def _to_arrow(df: Any) -> pa.Table:
     return df.toArrow() if hasattr(df, "toArrow") else pa.Table.from_pandas(df.toPandas())
 
@@ -167,45 +214,35 @@ class _Units:
     ) -> None:
         F = _functions()
         weighted = _check_schemas(clusterings, items, item_col, cluster_col, weight_col)
-        _check_rows(clusterings, items, item_col, cluster_col, weight_col, weighted)
         self.roles = list(clusterings)
         self.cluster_cols = [f"__cs_cluster{k}" for k in range(len(self.roles))]
         self.slices = self._slices(items, item_col, weight_col, slices)
-        joined = None
-        for df, col in zip(clusterings.values(), self.cluster_cols, strict=True):
-            part = df.select(F.col(item_col).alias(_ITEM), F.col(cluster_col).alias(col))
-            joined = part if joined is None else joined.join(part, _ITEM, "full_outer")
-        assert joined is not None
-        if items is not None:
-            cols = [F.col(item_col).alias(_ITEM), F.lit(1).alias(_ROW)]
-            if weighted:
-                cols.append(F.col(weight_col).cast("double").alias(_WEIGHT))
-            cols += [F.col(c) for c in self.slices]
-            # Outer: the items table's rows in no clustering are counted for the coverage.
-            joined = joined.join(items.select(*cols), _ITEM, "full_outer")
-        w = F.col(_WEIGHT) if weighted else F.lit(1.0)
-        if weighted:
-            w = F.coalesce(w, F.lit(1.0))  # an item without a row weighs 1
-        self.items = joined.select(_ITEM, *self.cluster_cols, w.alias(_WEIGHT))
+        by_item = _by_item(clusterings, items, item_col, cluster_col, weight_col, weighted,
+                           self.slices, self.cluster_cols)  # fmt: skip
+        w = F.coalesce(F.col(_WEIGHT), F.lit(1.0))  # an item without a row weighs 1
+        in_some = functools.reduce(
+            lambda a, b: a | b, [F.col(c).isNotNull() for c in self.cluster_cols]
+        )
+        self.items = by_item.where(in_some).select(_ITEM, *self.cluster_cols, w.alias(_WEIGHT))
         aggs = [
             F.count(F.lit(1)).alias(_COUNT),
             F.sum(w).alias(_WEIGHT),
             F.sum(w * w).alias(_WEIGHT_SQ),
+            F.sum(_ROW).alias(_ROW),
+            F.sum(F.col(_BAD).cast("int")).alias(_BAD),
         ]
-        if items is not None:
-            aggs.append(F.sum(F.coalesce(F.col(_ROW), F.lit(0))).alias(_ROW))
-        grouped = _to_arrow(joined.groupBy(*self.cluster_cols, *self.slices).agg(*aggs))
-        self.items_table_rows = 0
-        self.items_table_unmatched = 0
-        if items is not None:
-            self.items_table_rows = int(pc.sum(grouped.column(_ROW)).as_py() or 0)
-            in_none = functools.reduce(
-                pc.and_, [pc.is_null(grouped.column(c)) for c in self.cluster_cols]
-            )
-            self.items_table_unmatched = int(
-                pc.sum(pc.filter(grouped.column(_COUNT), in_none)).as_py() or 0
-            )
-            grouped = grouped.filter(pc.invert(in_none)).drop_columns([_ROW])
+        grouped = _to_arrow(by_item.groupBy(*self.cluster_cols, *self.slices).agg(*aggs))
+        if pc.sum(grouped.column(_BAD)).as_py():  # say which input and item, and why
+            _check_rows(clusterings, items, item_col, cluster_col, weight_col, weighted)
+        self.items_table_rows = int(pc.sum(grouped.column(_ROW)).as_py() or 0)
+        in_none = functools.reduce(
+            pc.and_, [pc.is_null(grouped.column(c)) for c in self.cluster_cols]
+        )
+        # Items-table rows of items in no clustering: counted for the coverage, then dropped.
+        self.items_table_unmatched = int(
+            pc.sum(pc.filter(grouped.column(_ROW), in_none)).as_py() or 0
+        )
+        grouped = grouped.filter(pc.invert(in_none)).drop_columns([_ROW, _BAD])
         # Sorted, so that the first clustering's clusters are numbered alike in every call:
         # compare's runs share their truth clusters' numbers, and a seed its resamples.
         keys = [(c, "ascending") for c in [*self.cluster_cols, *self.slices]]

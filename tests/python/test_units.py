@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from units_oracle import random_items, units_of
 
@@ -134,3 +135,44 @@ def test_units_of_whole_cells(seed: int) -> None:
     assert_same_dict(truth.overall, e.overall)
     assert_same(truth.per_cluster("truth"), e.per_cluster("truth"), ["cluster_id"])
     assert_same(truth.intervals(), e.intervals(), ["metric"])
+
+
+def test_pick_by_weight() -> None:
+    """The rule the sampler's positions follow: the first member whose running weight
+    exceeds at × the group's weight."""
+    from clusterscore import _core
+
+    groups = np.array([0, 0, 0, 2, 2], np.uint32)
+    weights = np.array([1.0, 2.0, 1.0, 3.0, 1.0])
+    draws = np.array([0, 0, 0, 0, 2, 2], np.uint32)
+    at = np.array([0.0, 0.2499, 0.25, 0.99999, 0.74, 0.76])
+    assert _core.pick_by_weight(groups, weights, draws, at).tolist() == [0, 0, 1, 2, 3, 4]
+    with pytest.raises(ValueError, match="a draw into a group of no item"):
+        _core.pick_by_weight(groups, weights, np.array([1], np.uint32), np.array([0.5]))
+    with pytest.raises(ValueError, match="arrays differ in length"):
+        _core.pick_by_weight(groups, weights[:2], draws, at)
+
+
+def test_fingerprints_combine_over_parts() -> None:
+    from clusterscore import _arrays, _core
+
+    rng = np.random.default_rng(3)
+    items = pa.array(rng.integers(0, 10**9, 1000))
+    clusters = pa.array(rng.integers(0, 50, 1000))
+    weights = rng.random(1000)
+
+    def fp(lo: int, hi: int) -> int:
+        return _core.fingerprint(_arrays.id_tuple(items[lo:hi]), _arrays.id_tuple(clusters[lo:hi]))
+
+    def items_fp(lo: int, hi: int) -> int:
+        return _core.items_fingerprint(_arrays.id_tuple(items[lo:hi]), weights[lo:hi].copy())
+
+    cuts = [0, 1, 1, 400, 999, 1000]  # an empty part too
+    parts = list(zip(cuts, cuts[1:], strict=False))
+    rows = [hi - lo for lo, hi in parts]
+    assert _core.combine_fingerprints([fp(*p) for p in parts], rows, False) == fp(0, 1000)
+    assert _core.combine_fingerprints([items_fp(*p) for p in parts], rows, True) == items_fp(
+        0, 1000
+    )
+    with pytest.raises(ValueError, match="one row count per fingerprint"):
+        _core.combine_fingerprints([1, 2], [3], False)

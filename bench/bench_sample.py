@@ -29,6 +29,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=0, help="the core's threads (0: every core)")
     args = ap.parse_args()
     import clusterscore as cs
+    from clusterscore import _core
 
     threads = cs.set_threads(args.threads)
     from clusterscore._sample import sample_from_diff
@@ -41,7 +42,7 @@ def main() -> None:
                            lambda: sample_from_diff(d, args.pairs, seed=1))  # fmt: skip
 
     def core_draw():
-        return d._core.sample_pairs(args.pairs, 0, False, False, 1)
+        return d._core.sample_pairs(args.pairs, 0, _core.SampleMode.plain, 1)
 
     core = harness.measure("core", args.n, args.repeat, core_draw)
     print(f"\ndiff of {args.n:,} items built in {built:.2f} s; {args.pairs:,} pairs, best of"

@@ -55,9 +55,10 @@ def main() -> None:
     ap.add_argument("--master", default="local[2]")
     ap.add_argument("--driver-memory", default="8g")
     args = ap.parse_args()
+    from pyspark.sql import SparkSession
+
     import clusterscore as cs
     import clusterscore.spark as css
-    from pyspark.sql import SparkSession
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     with tempfile.TemporaryDirectory() as tmp:

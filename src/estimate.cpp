@@ -189,7 +189,7 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
     throw std::invalid_argument("clusterscore: judged sample columns differ in length");
   const ClassWeights cw(s);
   const SampleTotals& t = s.totals;
-  const uint8_t stable_stratum = s.stratified ? 1 : 0;
+  const uint8_t stable_stratum = s.mode == SampleMode::kStratified ? 1 : 0;
   const auto split = {PairKind::kSplit}, merge = {PairKind::kMerge}, stable = {PairKind::kStable};
   auto diff = [&](size_t p) { return same(s, p) ? 0.0 : 1.0; };
   auto eq = [&](size_t p) { return same(s, p) ? 1.0 : 0.0; };
@@ -223,9 +223,9 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
   out.push_back(proportion("affected_bad_index", aji * (1 - self), diff_stable));
   const auto all = {PairKind::kSplit, PairKind::kMerge, PairKind::kStable};
   // delta_precision: the self pairs' part exactly, the judged pairs' part estimated.
-  if (s.distance_only) {
+  if (s.mode == SampleMode::kDistanceOnly) {
     out.push_back(Estimate{"delta_precision", {}, {}, {}, {}, 0, false});
-  } else if (s.stratified) {
+  } else if (s.mode == SampleMode::kStratified) {
     const Estimate d =
         mean_of("", t.diff_mass, weighted_mean(s, cw, 0, all, label_same, eq, label), -1, 1);
     const Estimate st =
@@ -252,7 +252,7 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
 JudgedShares judged_shares(const JudgedSample& s) {
   const ClassWeights cw(s);
   auto eq = [&](size_t p) { return same(s, p) ? 1.0 : 0.0; };
-  const uint8_t stable_stratum = s.stratified ? 1 : 0;
+  const uint8_t stable_stratum = s.mode == SampleMode::kStratified ? 1 : 0;
   return {weighted_mean(s, cw, 0, {PairKind::kSplit}, eq).mean,
           weighted_mean(s, cw, 0, {PairKind::kMerge}, eq).mean,
           weighted_mean(s, cw, stable_stratum, {PairKind::kStable}, eq).mean};
@@ -281,8 +281,8 @@ Contributions contributions(const IdColumn& value_of_pair, const JudgedSample& s
   if (value_of_pair.size != n) throw std::invalid_argument("clusterscore: attribute length");
   double draws[2] = {0, 0};
   for (size_t p = 0; p < n; ++p) draws[s.stratum[p]] += double(s.draws[p]);
-  const double mass0 = s.stratified || s.distance_only ? s.totals.diff_mass
-                                                       : s.totals.diff_mass + s.totals.stable_mass;
+  const double mass0 =
+      s.mode != SampleMode::kPlain ? s.totals.diff_mass : s.totals.diff_mass + s.totals.stable_mass;
   const double per_draw = draws[0] > 0 ? mass0 / draws[0] : 0.0;
   Contributions c;
   detail::Interner values(value_of_pair.is_string(), 64);

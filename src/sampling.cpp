@@ -230,11 +230,9 @@ void draw_stratum(const Sampler& s, Population pop, uint64_t n, uint64_t seed, S
   }
 }
 
-void check(const Comparison& diff, const SampleOptions& o) {
+void check(const Comparison& diff) {
   if (diff.family() != MetricFamily::kImpact)
     throw std::logic_error("clusterscore: sampling needs an impact (diff) comparison");
-  if (o.stratified && o.distance_only)
-    throw std::invalid_argument("stratified and distance_only sampling exclude each other");
 }
 
 // Every stratum's draws, to `sink(draw, stratum)`. Each stratum has its own stream, derived
@@ -244,12 +242,17 @@ template <class Sink>
 void draw_strata(const Sampler& s, const SampleOptions& o, Sink sink) {
   const uint64_t diff_seed = o.seed, stable_seed = o.seed ^ 0x5DEECE66DA3B1F0Full;
   const auto stratum = [&](uint8_t k) { return [&, k](const Sampler::Draw& d) { sink(d, k); }; };
-  if (o.stratified) {
-    draw_stratum(s, Population::kDiff, o.pairs, diff_seed, stratum(0));
-    draw_stratum(s, Population::kStable, o.stable_pairs, stable_seed, stratum(1));
-  } else {
-    draw_stratum(s, o.distance_only ? Population::kDiff : Population::kAll, o.pairs, diff_seed,
-                 stratum(0));
+  switch (o.mode) {
+    case SampleMode::kStratified:
+      draw_stratum(s, Population::kDiff, o.pairs, diff_seed, stratum(0));
+      draw_stratum(s, Population::kStable, o.stable_pairs, stable_seed, stratum(1));
+      break;
+    case SampleMode::kDistanceOnly:
+      draw_stratum(s, Population::kDiff, o.pairs, diff_seed, stratum(0));
+      break;
+    case SampleMode::kPlain:
+      draw_stratum(s, Population::kAll, o.pairs, diff_seed, stratum(0));
+      break;
   }
 }
 
@@ -318,7 +321,7 @@ SampleTotals sample_totals(const Comparison& diff) {
 }
 
 PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& o) {
-  check(diff, o);
+  check(diff);
   // A pair is of two items, and a unit does not say which of its items it stands for.
   if (diff.joined().units())
     throw std::invalid_argument(
@@ -331,7 +334,7 @@ PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& o) {
 }
 
 UnitPairDraws sample_unit_pairs(const Comparison& diff, const SampleOptions& o) {
-  check(diff, o);
+  check(diff);
   const Sampler sampler(diff);
   const CellTable& cells = diff.cells();
   UnitPairDraws out;

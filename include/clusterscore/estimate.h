@@ -22,8 +22,7 @@ struct JudgedSample {
   std::span<const double> U, B, E;
   std::span<const Verdict> verdict;
   SampleTotals totals;
-  bool stratified = false;
-  bool distance_only = false;  // diff pairs only: no stable estimate, no delta_precision
+  SampleMode mode = SampleMode::kPlain;  // distance only: no stable estimate, no delta_precision
 };
 
 // An estimate with its standard error and 95% interval; absent (nullopt) when no judged

@@ -25,11 +25,17 @@ enum class Population : uint8_t {
   kStable,  // stable and self pairs of affected items only
 };
 
+// How a sample is drawn.
+enum class SampleMode : uint8_t {
+  kPlain,         // one stratum: every pair of kAll
+  kStratified,    // two strata: `pairs` diff pairs and `stable_pairs` stable pairs
+  kDistanceOnly,  // diff pairs only (exploring the Jaccard distance)
+};
+
 struct SampleOptions {
-  uint64_t pairs = 0;          // draws from kAll (plain), or from kDiff (stratified, distance_only)
-  uint64_t stable_pairs = 0;   // stratified: draws from kStable
-  bool stratified = false;     // two strata: `pairs` diff pairs and `stable_pairs` stable pairs
-  bool distance_only = false;  // diff pairs only (exploring the Jaccard distance)
+  uint64_t pairs = 0;         // draws from kAll (plain), or from kDiff (stratified, distance only)
+  uint64_t stable_pairs = 0;  // stratified: draws from kStable
+  SampleMode mode = SampleMode::kPlain;
   uint64_t seed = 0;
 };
 

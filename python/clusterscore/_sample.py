@@ -114,11 +114,9 @@ class PairSample:
             )
         values = self._table.column(col)
         unjudged = np.full(len(self), _MISSING, dtype=np.uint8)  # shares need no verdicts
-        d = _core.contributions(
-            _arrays.id_tuple(_arrays.normalize_ids(values), True), *self.codes(), unjudged,
-            self.meta["totals"], self.meta["mode"] == "stratified",
-            self.meta["mode"] == "distance_only",
-        )  # fmt: skip
+        judged = _core.JudgedSample(*self.codes(), unjudged, self.meta["totals"],
+                                    mode_of(self.meta["mode"]))  # fmt: skip
+        d = judged.contributions(_arrays.id_tuple(_arrays.normalize_ids(values), True))
         return (
             pa.table(
                 {
@@ -177,7 +175,7 @@ def sample_from_diff(
     base, exp, _ = d.sources
     item_col = d.columns[0]
     try:
-        raw = d.core.sample_pairs(pairs, stable, mode == "stratified", distance_only, int(seed))
+        raw = d.core.sample_pairs(pairs, stable, mode_of(mode), int(seed))
     except ValueError as e:
         raise ValueError(f"{base.name} vs {exp.name}: {e}") from None
     return PairSample(_sample_table(d, raw, item_col), sample_meta(d, mode, pairs, stable, seed))
@@ -386,7 +384,7 @@ def _validate(p: Path, table: pa.Table, meta: dict) -> None:
 def estimate(sample: PairSample, verdicts: Any) -> dict[str, dict[str, float | int | None]]:
     """Unbiased estimates with standard errors and 95% intervals from judged pairs
     (`verdicts`: item_i, item_j, verdict in same/different/unsure; pairs may be absent)."""
-    rows = _core.estimate(*_judged(sample, verdicts))
+    rows = _judged(sample, verdicts).estimate()
     out = {r.pop("name"): r for r in rows}
     for r in out.values():
         if not r["exact"]:
@@ -403,17 +401,21 @@ def judged_shares(sample: PairSample, verdicts: Any) -> dict[str, float | None]:
     for a class without a judged pair): what a judged pilot tells the planner."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a pilot is small by design
-        return _core.judged_shares(*_judged(sample, verdicts))
+        return _judged(sample, verdicts).shares()
 
 
-def _judged(sample: PairSample, verdicts: Any) -> tuple:
-    """The core's arguments for a judged sample, once it has a verdict to work from."""
+def _judged(sample: PairSample, verdicts: Any) -> Any:
+    """The core's judged sample, once it has a verdict to work from."""
     codes = _verdict_codes(sample, verdicts)
     kind, stratum, draws, u, b, e = sample.codes()
     _require_judgements(sample, kind, draws, codes)
-    mode = sample.meta["mode"]
-    return (kind, stratum, draws, u, b, e, codes, sample.meta["totals"], mode == "stratified",
-            mode == "distance_only")  # fmt: skip
+    return _core.JudgedSample(kind, stratum, draws, u, b, e, codes, sample.meta["totals"],
+                              mode_of(sample.meta["mode"]))  # fmt: skip
+
+
+def mode_of(mode: str) -> Any:
+    """The core's SampleMode named by a sample's mode ("plain", "stratified", "distance_only")."""
+    return getattr(_core.SampleMode, mode)
 
 
 _CLASSES = {0: "split", 1: "merge", 2: "stable (non-self)"}  # the core's PairKind codes

@@ -639,7 +639,7 @@ def sample_from_diff(
     items = d._spark.items_frame
     item_col = d.columns[0]
     try:
-        raw = d.core.sample_unit_pairs(n, stable, mode == "stratified", distance_only, int(seed))
+        raw = d.core.sample_unit_pairs(n, stable, _sample.mode_of(mode), int(seed))
     except ValueError as e:
         raise ValueError(f"base vs exp: {e}") from None
     item_i, item_j = _pick_items(d._spark, raw)

@@ -21,9 +21,9 @@ nb::dict totals_dict(const SampleTotals& t) {
   return d;
 }
 
-nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, bool stratified,
-                     bool distance_only, uint64_t seed) {
-  SampleOptions o{pairs, stable_pairs, stratified, distance_only, seed};
+nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, SampleMode mode,
+                     uint64_t seed) {
+  const SampleOptions o{pairs, stable_pairs, mode, seed};
   PairSampleTable t;
   {
     nb::gil_scoped_release release;
@@ -44,8 +44,8 @@ nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
 }
 
 nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
-                         bool stratified, bool distance_only, uint64_t seed) {
-  SampleOptions o{pairs, stable_pairs, stratified, distance_only, seed};
+                         SampleMode mode, uint64_t seed) {
+  const SampleOptions o{pairs, stable_pairs, mode, seed};
   UnitPairDraws t;
   {
     nb::gil_scoped_release release;
@@ -82,38 +82,51 @@ SampleTotals totals_of(const nb::dict& d) {
   return t;
 }
 
-// The judged sample from numpy columns; the arrays must outlive the returned view.
-JudgedSample judged_of(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
-                       const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
-                       const Array<double>& E, const Array<uint8_t>& verdict,
-                       const nb::dict& totals, bool stratified, bool distance_only) {
-  JudgedSample s;
-  s.kind = {reinterpret_cast<const PairKind*>(kind.data()), kind.shape(0)};
-  s.stratum = {stratum.data(), stratum.shape(0)};
-  s.draws = {draws.data(), draws.shape(0)};
-  s.U = {U.data(), U.shape(0)};
-  s.B = {B.data(), B.shape(0)};
-  s.E = {E.data(), E.shape(0)};
-  s.verdict = {reinterpret_cast<const Verdict*>(verdict.data()), verdict.shape(0)};
-  for (uint8_t k : s.stratum)
-    if (k > 1) throw std::invalid_argument("clusterscore: stratum must be 0 or 1");
-  for (size_t p = 0; p < kind.shape(0); ++p)
-    if (kind.data()[p] > 3 || verdict.data()[p] > 3)
-      throw std::invalid_argument("clusterscore: bad pair kind or verdict code");
-  s.totals = totals_of(totals);
-  s.stratified = stratified;
-  s.distance_only = distance_only;
-  return s;
-}
+// A judged sample as Python hands it over: its columns, kept alive here, and the core's
+// view of them. Built once, then asked for estimates, shares or contributions.
+struct BoundJudgedSample {
+  Array<uint8_t> kind, stratum;
+  Array<uint64_t> draws;
+  Array<double> U, B, E;
+  Array<uint8_t> verdict;
+  JudgedSample sample;
 
-nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
-                       const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
-                       const Array<double>& E, const Array<uint8_t>& verdict,
-                       const nb::dict& totals, bool stratified, bool distance_only) {
-  const JudgedSample s =
-      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only);
+  BoundJudgedSample(Array<uint8_t> kind_, Array<uint8_t> stratum_, Array<uint64_t> draws_,
+                    Array<double> U_, Array<double> B_, Array<double> E_, Array<uint8_t> verdict_,
+                    const nb::dict& totals, SampleMode mode)
+      : kind(std::move(kind_)),
+        stratum(std::move(stratum_)),
+        draws(std::move(draws_)),
+        U(std::move(U_)),
+        B(std::move(B_)),
+        E(std::move(E_)),
+        verdict(std::move(verdict_)) {
+    const size_t n = kind.shape(0);
+    for (size_t len :
+         {stratum.shape(0), draws.shape(0), U.shape(0), B.shape(0), E.shape(0), verdict.shape(0)})
+      if (len != n)
+        throw std::invalid_argument("clusterscore: judged sample columns differ in length");
+    for (size_t p = 0; p < n; ++p) {
+      if (stratum.data()[p] > 1)
+        throw std::invalid_argument("clusterscore: stratum must be 0 or 1");
+      if (kind.data()[p] > 3 || verdict.data()[p] > 3)
+        throw std::invalid_argument("clusterscore: bad pair kind or verdict code");
+    }
+    sample.kind = {reinterpret_cast<const PairKind*>(kind.data()), n};
+    sample.stratum = {stratum.data(), n};
+    sample.draws = {draws.data(), n};
+    sample.U = {U.data(), n};
+    sample.B = {B.data(), n};
+    sample.E = {E.data(), n};
+    sample.verdict = {reinterpret_cast<const Verdict*>(verdict.data()), n};
+    sample.totals = totals_of(totals);
+    sample.mode = mode;
+  }
+};
+
+nb::list estimate_list(const BoundJudgedSample& s) {
   nb::list out;
-  for (const Estimate& e : estimate(s)) {
+  for (const Estimate& e : estimate(s.sample)) {
     nb::dict d;
     d["name"] = e.name;
     d["estimate"] = opt(e.estimate);
@@ -127,12 +140,8 @@ nb::list estimate_list(const Array<uint8_t>& kind, const Array<uint8_t>& stratum
   return out;
 }
 
-nb::dict shares_dict(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
-                     const Array<uint64_t>& draws, const Array<double>& U, const Array<double>& B,
-                     const Array<double>& E, const Array<uint8_t>& verdict, const nb::dict& totals,
-                     bool stratified, bool distance_only) {
-  const JudgedShares x = judged_shares(
-      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only));
+nb::dict shares_dict(const BoundJudgedSample& s) {
+  const JudgedShares x = judged_shares(s.sample);
   nb::dict d;
   d["split"] = opt(x.split);
   d["merge"] = opt(x.merge);
@@ -140,15 +149,9 @@ nb::dict shares_dict(const Array<uint8_t>& kind, const Array<uint8_t>& stratum,
   return d;
 }
 
-nb::dict contributions_dict(nb::handle values, const Array<uint8_t>& kind,
-                            const Array<uint8_t>& stratum, const Array<uint64_t>& draws,
-                            const Array<double>& U, const Array<double>& B, const Array<double>& E,
-                            const Array<uint8_t>& verdict, const nb::dict& totals, bool stratified,
-                            bool distance_only) {
-  const JudgedSample s =
-      judged_of(kind, stratum, draws, U, B, E, verdict, totals, stratified, distance_only);
+nb::dict contributions_dict(const BoundJudgedSample& s, nb::handle values) {
   Columns column;
-  Contributions c = contributions(column(values), s);
+  Contributions c = contributions(column(values), s.sample);
   nb::dict d;
   d["first_pair"] = to_numpy(std::move(c.first_pair));
   d["draws"] = to_numpy(std::move(c.draws));
@@ -171,8 +174,18 @@ void bind_judging(nb::module_& m) {
       .value("different", Verdict::kDifferent)
       .value("unsure", Verdict::kUnsure)
       .value("missing", Verdict::kMissing);
-  m.def("estimate", &estimate_list);
-  m.def("judged_shares", &shares_dict);
+  nb::enum_<SampleMode>(m, "SampleMode")
+      .value("plain", SampleMode::kPlain)
+      .value("stratified", SampleMode::kStratified)
+      .value("distance_only", SampleMode::kDistanceOnly);
+  nb::class_<BoundJudgedSample>(m, "JudgedSample")
+      .def(nb::init<Array<uint8_t>, Array<uint8_t>, Array<uint64_t>, Array<double>, Array<double>,
+                    Array<double>, Array<uint8_t>, const nb::dict&, SampleMode>(),
+           nb::arg("kind"), nb::arg("stratum"), nb::arg("draws"), nb::arg("U"), nb::arg("B"),
+           nb::arg("E"), nb::arg("verdict"), nb::arg("totals"), nb::arg("mode"))
+      .def("estimate", &estimate_list)
+      .def("shares", &shares_dict)
+      .def("contributions", &contributions_dict, nb::arg("values"));
   m.def("plan_pairs",
         [](const nb::dict& totals, double same_split, double same_merge, double same_stable,
            double half_width, double confidence, const std::vector<std::string>& metrics) {
@@ -218,7 +231,6 @@ void bind_judging(nb::module_& m) {
       nb::arg("member_group"), nb::arg("weight"), nb::arg("draw_group"), nb::arg("at"));
   m.def("combine_fingerprints", &combine_fingerprints, nb::arg("parts"), nb::arg("rows"),
         nb::arg("items"));
-  m.def("contributions", &contributions_dict);
 }
 
 }  // namespace clusterscore::bindings

@@ -23,7 +23,7 @@ struct Case {
 
 TEST(Sampling, KindsMatchTheClusterings) {
   Case k;
-  PairSampleTable t = sample_pairs(k.c, SampleOptions{2000, 0, false, false, 7});
+  PairSampleTable t = sample_pairs(k.c, SampleOptions{2000, 0, SampleMode::kPlain, 7});
   uint64_t total = 0;
   for (size_t p = 0; p < t.draws.size(); ++p) {
     const uint32_t i = t.item_i[p], j = t.item_j[p];
@@ -40,14 +40,14 @@ TEST(Sampling, KindsMatchTheClusterings) {
 
 TEST(Sampling, SameSeedSameSampleAndStrataAreIndependentStreams) {
   Case k;
-  PairSampleTable a = sample_pairs(k.c, SampleOptions{500, 0, false, false, 3});
-  PairSampleTable b = sample_pairs(k.c, SampleOptions{500, 0, false, false, 3});
+  PairSampleTable a = sample_pairs(k.c, SampleOptions{500, 0, SampleMode::kPlain, 3});
+  PairSampleTable b = sample_pairs(k.c, SampleOptions{500, 0, SampleMode::kPlain, 3});
   EXPECT_EQ(a.item_i, b.item_i);
   EXPECT_EQ(a.item_j, b.item_j);
   EXPECT_EQ(a.draws, b.draws);
   // More stable pairs do not change which diff pairs are drawn.
-  PairSampleTable s1 = sample_pairs(k.c, SampleOptions{300, 10, true, false, 3});
-  PairSampleTable s2 = sample_pairs(k.c, SampleOptions{300, 90, true, false, 3});
+  PairSampleTable s1 = sample_pairs(k.c, SampleOptions{300, 10, SampleMode::kStratified, 3});
+  PairSampleTable s2 = sample_pairs(k.c, SampleOptions{300, 90, SampleMode::kStratified, 3});
   std::map<std::pair<uint32_t, uint32_t>, uint64_t> d1, d2;
   for (size_t p = 0; p < s1.draws.size(); ++p)
     if (s1.stratum[p] == 0) d1[{s1.item_i[p], s1.item_j[p]}] = s1.draws[p];
@@ -70,7 +70,7 @@ TEST(Sampling, NothingToDrawIsAnError) {
   std::vector<int64_t> items = {0, 1}, same = {0, 0};
   Comparison c({"base", ints(items), ints(same)}, {"exp", ints(items), ints(same)}, nullptr,
                MetricFamily::kImpact);
-  EXPECT_THROW(sample_pairs(c, SampleOptions{10, 0, false, false, 1}), std::invalid_argument);
+  EXPECT_THROW(sample_pairs(c, SampleOptions{10, 0, SampleMode::kPlain, 1}), std::invalid_argument);
 }
 
 TEST(Estimate, HandComputedMeansAndErrors) {

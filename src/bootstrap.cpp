@@ -186,16 +186,15 @@ class FixedSums {
   Layout layout_;
 };
 
-const std::vector<std::string> kPointwiseNames = {
-    "precision",       "recall",          "f1", "accuracy", "jaccard_index", "jaccard_distance",
-    "over_merge_rate", "under_merge_rate"};
+const std::vector<std::string> kPointwise(std::begin(detail::kPointwiseNames),
+                                          std::end(detail::kPointwiseNames));
 
 // Estimates recomputed from the cells (CellSums) of the truth clusters drawn: see
 // bootstrap.h.
 class RecomputedCells {
  public:
   explicit RecomputedCells(const std::vector<CellSums>& runs)
-      : runs_(runs), layout_(kPointwiseNames, true) {
+      : runs_(runs), layout_(kPointwise, true) {
     for (const CellSums& r : runs)
       if (r.n_clusters != runs.at(0).n_clusters || r.n_groups != runs[0].n_groups) mismatch();
   }
@@ -203,7 +202,7 @@ class RecomputedCells {
   size_t groups() const { return runs_[0].n_groups; }
   size_t clusters() const { return runs_[0].n_clusters; }
   size_t runs() const { return runs_.size(); }
-  std::vector<std::string> base_names() const { return kPointwiseNames; }
+  std::vector<std::string> base_names() const { return kPointwise; }
   template <class F>
   void for_each_cluster(F f) const {
     for (const CellSums& r : runs_)

@@ -31,8 +31,8 @@ Counts counts_of(const CellTable& cells, const ActualMarginals& m, size_t k) {
 }  // namespace
 
 MetricTable pointwise_cells(const CellTable& cells, const ActualMarginals& m) {
-  MetricTable t({"precision", "recall", "f1", "accuracy", "jaccard_index", "jaccard_distance",
-                 "over_merge_rate", "under_merge_rate"},
+  MetricTable t(std::vector<std::string>(std::begin(detail::kPointwiseNames),
+                                         std::end(detail::kPointwiseNames)),
                 cells.size());
   const double total = m.total;
   for (size_t k = 0; k < cells.size(); ++k) {

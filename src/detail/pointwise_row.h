@@ -10,6 +10,10 @@
 namespace clusterscore::detail {
 
 inline constexpr int kPointwiseMetrics = 8;
+// Their names, in pointwise_row()'s order.
+inline constexpr const char* kPointwiseNames[kPointwiseMetrics] = {
+    "precision",       "recall",          "f1", "accuracy", "jaccard_index", "jaccard_distance",
+    "over_merge_rate", "under_merge_rate"};
 
 // out: precision, recall, f1, accuracy, jaccard_index, jaccard_distance, over_merge_rate,
 // under_merge_rate. Complements are computed from fp and fn directly, not as 1 − x, to

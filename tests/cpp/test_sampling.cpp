@@ -80,7 +80,7 @@ TEST(Estimate, HandComputedMeansAndErrors) {
   std::vector<uint64_t> draws = {2, 1, 1};
   std::vector<double> U = {4, 4, 4}, B = {2, 2, 2}, E = {3, 3, 3};
   std::vector<Verdict> v = {Verdict::kDifferent, Verdict::kSame, Verdict::kUnsure};
-  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, false, false};
+  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain};
   s.totals.split_distance = 0.5;
   std::vector<Estimate> e = estimate(s);
   ASSERT_EQ(e[0].name, "good_split_distance");
@@ -107,7 +107,7 @@ TEST(Estimate, AgreeingVerdictsStillGiveAnIntervalWithinRange) {
   std::vector<uint64_t> draws(10, 1);
   std::vector<double> U(10, 4), B(10, 2), E(10, 3);
   std::vector<Verdict> v(10, Verdict::kDifferent);
-  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, false, false};
+  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain};
   s.totals.split_distance = 0.5;
   const std::vector<Estimate> e = estimate(s);
   // good_split_distance 0.5 · 1, interval 0.5 · [Wilson lower bound for 10 of 10, 1].
@@ -134,7 +134,7 @@ TEST(Estimate, SelfPairsPartIsKnownNotSampled) {
   std::vector<uint64_t> draws = {3, 5};
   std::vector<double> U = {4, 4}, B = {2, 2}, E = {3, 3};
   std::vector<Verdict> v = {Verdict::kSame, Verdict::kMissing};
-  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, false, false};
+  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain};
   s.totals.affected_jaccard_index = 0.8;
   s.totals.stable_mass = 0.4;
   s.totals.self_mass = 0.1;

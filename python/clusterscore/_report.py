@@ -48,7 +48,12 @@ def kv_table(title: str, d: dict[str, Any], group: str | None = None) -> Table:
     t.add_column("metric")
     t.add_column("value", justify="right")
     for k, v in d.items():
-        t.add_row(k, v if isinstance(v, str) else F.for_column(k, group)(v))
+        if isinstance(v, str):
+            t.add_row(k, v)
+        elif group is None and isinstance(v, int) and not isinstance(v, bool):
+            t.add_row(k, F.count(v))  # a whole number outside the registry's groups: a count
+        else:
+            t.add_row(k, F.for_column(k, group)(v))
     return t
 
 

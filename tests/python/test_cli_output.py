@@ -101,6 +101,18 @@ def test_sample_and_plan_print_json(workdir, run_cli, tmp_path):
     assert json.loads(plan.stdout)["pairs"] > 0
 
 
+def test_sample_prints_counts_as_whole_numbers(workdir, run_cli, tmp_path):
+    proc = run_cli("sample", "actual.csv", "truth.csv", "--pairs", "50", "--seed", "1", "--out",
+                   tmp_path / "s.parquet", cwd=workdir)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = {
+        m.group(1).strip(): m.group(2) for m in re.finditer(r"│ (.+?) +│ +(\S+) │", proc.stdout)
+    }
+    assert rows["draws"] == "50"
+    assert re.fullmatch(r"\d+", rows["distinct pairs"])
+    assert re.fullmatch(r"\d+", rows["to judge (no self pairs)"])
+
+
 def test_summary_json_records_inputs_options_and_version(workdir, run_cli, tmp_path):
     out = tmp_path / "out"
     proc = run_cli("evaluate", "truth.csv", "actual.csv", "--items", "items.csv", "--out", out,

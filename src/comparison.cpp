@@ -195,7 +195,7 @@ PairSums Comparison::pair_sums_of(const Units& u, size_t n_groups) const {
 }
 
 GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const {
-  return aggregate_units(Units{{}, group, cells_.weight, cells_.count}, n_groups);
+  return aggregate_units(Units{{}, group, cells_.weight, cells_.count, {}}, n_groups);
 }
 
 GroupTable Comparison::overall() const {

@@ -7,9 +7,7 @@
 #include "clusterscore/clustering.h"
 #include "clusterscore/error.h"
 #include "detail/hash.h"
-#include "detail/intern_column.h"
 #include "detail/interner.h"
-#include "detail/prefetch.h"
 #include "join_parts.h"
 
 namespace clusterscore {
@@ -53,81 +51,12 @@ void check_weights(const ItemsInput& t) {
 
 namespace {
 
-using detail::Interner;
-using join_detail::check_weights;
-using join_detail::duplicate;
-using join_detail::first_row_with;
 using join_detail::fmt_weight;
-
-// Far enough ahead that the slot's cache line arrives before it is needed.
-using detail::kPrefetch;
 
 void check_same_kind(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items) {
   const bool s = a.items.is_string();
   if (b.items.is_string() != s || (items && items->items.is_string() != s))
     throw std::invalid_argument("clusterscore: item ids must be all integers or all strings");
-}
-
-// Dense ids of every row's item (kNone if unknown); prefetches the table ahead.
-BigVector<uint32_t> find_all(const Interner& ids, const IdColumn& col) {
-  BigVector<uint32_t> found(col.size);
-  for (size_t r = 0; r < col.size; ++r) {
-    if (r + kPrefetch < col.size) ids.prefetch(col, r + kPrefetch);
-    found[r] = ids.find(col, r);
-  }
-  return found;
-}
-
-void add_items_table(const ItemsInput& t, const Interner& ids, JoinedClusterings* j) {
-  check_weights(t);
-  j->items_row.assign(j->n_items(), kNone);
-  j->items_table_rows = t.items.size;
-  const BigVector<uint32_t> found = find_all(ids, t.items);
-  // A second pass writes the per-item arrays, prefetching ahead: the writes land at
-  // random places, and a lookup followed by a dependent miss would serialise them.
-  for (size_t r = 0; r < found.size(); ++r) {
-    if (r + kPrefetch < found.size() && found[r + kPrefetch] != kNone) {
-      detail::prefetch_for_write(&j->items_row[found[r + kPrefetch]]);
-      detail::prefetch_for_write(&j->weight[found[r + kPrefetch]]);
-    }
-    const uint32_t item = found[r];
-    if (item == kNone) {
-      ++j->items_table_unmatched;
-      continue;
-    }
-    if (j->items_row[item] != kNone) duplicate("items", t.items, j->items_row[item], r);
-    j->items_row[item] = uint32_t(r);
-    if (t.weights) j->weight[item] = t.weights[r];
-  }
-  if (j->items_table_unmatched > 0) {
-    // An unmatched row may still repeat another unmatched row: find such duplicates too.
-    Interner seen(t.items.is_string(), size_t(j->items_table_unmatched));
-    for (size_t r = 0; r < t.items.size; ++r) {
-      if (found[r] != kNone) continue;
-      if (!seen.insert(t.items, r).second)
-        duplicate("items", t.items, first_row_with(t.items, r), r);
-    }
-  }
-}
-
-// Adds B's rows: items already seen (from A) get their B cluster, new items are appended.
-void add_b(const ClusteringInput& b, Interner& ids, JoinedClusterings* j) {
-  const BigVector<uint32_t> b_row_cluster =
-      detail::intern_column(b.clusters, &j->b_cluster_first_row);
-  BigVector<uint32_t> found(b.items.size);
-  for (size_t r = 0; r < b.items.size; ++r) {
-    if (r + kPrefetch < b.items.size) ids.prefetch(b.items, r + kPrefetch);
-    found[r] = ids.insert(b.items, r).first;
-  }
-  j->a_cluster.resize(ids.size(), kNone);
-  j->b_cluster.assign(ids.size(), kNone);
-  for (size_t r = 0; r < found.size(); ++r) {
-    if (r + kPrefetch < found.size())
-      detail::prefetch_for_write(&j->b_cluster[found[r + kPrefetch]]);
-    uint32_t& cluster = j->b_cluster[found[r]];
-    if (cluster != kNone) duplicate(b.role, b.items, first_row_with(b.items, r), r);
-    cluster = b_row_cluster[r];
-  }
 }
 
 uint64_t hash_id(const IdColumn& c, size_t row) {
@@ -169,24 +98,6 @@ uint64_t fingerprint(const ItemsInput& t) {
 
 namespace {
 
-// The exact join of string ids through one table of them: a lookup compares bytes with
-// the id it matches, three or four dependent cache misses at random: several times
-// slower than the partitioned join.
-// Only used when join_partitioned() found two string ids with the same hash.
-void join_exact(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-                JoinedClusterings* j) {
-  Interner ids(a.items.is_string(), std::max(a.items.size, b.items.size));
-  j->a_cluster = detail::intern_column(a.clusters, &j->a_cluster_first_row);
-  for (size_t r = 0; r < a.items.size; ++r) {
-    if (r + kPrefetch < a.items.size) ids.prefetch(a.items, r + kPrefetch);
-    auto [id, inserted] = ids.insert(a.items, r);
-    if (!inserted) duplicate(a.role, a.items, id, r);
-  }
-  add_b(b, ids, j);
-  j->weight.assign(j->n_items(), 1.0);
-  if (items) add_items_table(*items, ids, j);
-}
-
 // Units (ItemsInput::counts): each item's count and Σw², from its items-table row.
 void add_units(const ItemsInput& t, JoinedClusterings* j) {
   if (!t.weights || !t.weights_sq)
@@ -227,19 +138,27 @@ JoinedClusterings empty_join(const ClusteringInput& a, const ClusteringInput& b)
 
 namespace join_detail {
 JoinedClusterings join_with(const ClusteringInput& a, const ClusteringInput& b,
-                            const ItemsInput* items, StringHashFn weak_hash) {
+                            const ItemsInput* items, StringHashFn weak_hash,
+                            unsigned weak_attempts) {
   check_same_kind(a, b, items);
   if (a.items.size != a.clusters.size || b.items.size != b.clusters.size)
     throw std::invalid_argument("clusterscore: item and cluster columns differ in length");
   if (std::max({a.items.size, b.items.size, items ? items->items.size : 0}) >= kNone)
     throw std::length_error("clusterscore: more than 2^32-2 rows");
-  JoinedClusterings j = empty_join(a, b);
-  if (!join_partitioned(a, b, items, kPartitionRows, weak_hash, &j)) {
-    j = empty_join(a, b);  // two string ids had the same hash
-    join_exact(a, b, items, &j);
+  // String ids are matched by a 64-bit hash of their bytes, every match compared: two ids
+  // sharing a hash (by chance, about one input in 2^64 / (rows²/2)) make the join start
+  // again with another hash of the family.
+  for (unsigned attempt = 0; attempt < kJoinSeeds; ++attempt) {
+    JoinedClusterings j = empty_join(a, b);
+    const uint64_t seed = attempt == 0 ? detail::wy::kP0 : detail::mix64(detail::wy::kP0 + attempt);
+    if (!join_partitioned(a, b, items, kPartitionRows,
+                          attempt < weak_attempts ? weak_hash : nullptr, &j, seed))
+      continue;
+    if (items && items->counts) add_units(*items, &j);
+    return j;
   }
-  if (items && items->counts) add_units(*items, &j);
-  return j;
+  throw std::runtime_error("clusterscore: two different item ids share a 64-bit hash under " +
+                           std::to_string(kJoinSeeds) + " seeds");
 }
 }  // namespace join_detail
 

@@ -9,9 +9,9 @@
 // Integer ids hash through a bijection, so equal hashes are equal ids. String ids hash
 // to 64 bits, where two different ids may collide: every match the hashes make is then
 // compared byte for byte, in row order with the bytes fetched ahead, and a collision
-// sends the caller to the exact join (join.cpp). Comparing each string once against its
-// match costs a fraction of the exact join's three or four dependent cache misses per
-// lookup.
+// makes the caller (join.cpp) start again with another seed of the hash. Comparing each
+// string once against its match costs a fraction of a table of strings' three or four
+// dependent cache misses per lookup.
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -46,9 +46,10 @@ struct IntHash {
 };
 struct StringHash {
   static constexpr bool kExact = false;
-  StringHashFn weak;  // a test's, or null: hash_id_bytes, inlined
+  StringHashFn weak;  // a test's, or null: hash_id_bytes with `seed`, inlined
+  uint64_t seed;
   uint64_t operator()(const IdColumn& c, size_t r) const {
-    return detail::hash_string(weak, c.str(r));
+    return weak ? weak(c.str(r)) : detail::hash_id_bytes(c.str(r), seed);
   }
 };
 
@@ -558,10 +559,11 @@ class PartitionedJoin {
 }  // namespace
 
 bool join_partitioned(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-                      size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j) {
+                      size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j,
+                      uint64_t string_seed) {
   if (partition_rows == 0) throw std::invalid_argument("clusterscore: partition_rows is 0");
   if (!a.items.is_string()) return PartitionedJoin(IntHash{}, a, b, items, j).run(partition_rows);
-  return PartitionedJoin(StringHash{weak_hash}, a, b, items, j).run(partition_rows);
+  return PartitionedJoin(StringHash{weak_hash, string_seed}, a, b, items, j).run(partition_rows);
 }
 
 }  // namespace clusterscore::join_detail

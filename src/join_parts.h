@@ -35,14 +35,22 @@ using detail::StringHashFn;
 // on a hash of the id, so that every lookup hits a cache-resident table: fills every
 // field of `j` but the roles and row counts, with the numbering and errors of join().
 // `partition_rows` (> 0) sets the partitions' size (tests make it tiny). String ids are
-// hashed with `weak_hash`, or hash_id_bytes if null, and every match is then compared byte
-// for byte: returns false (and leaves `j` unspecified) if two different ids had the same
-// hash, for the caller to join exactly instead. Integer ids always return true.
+// hashed with `weak_hash`, or hash_id_bytes with `string_seed` if null, and every match is
+// then compared byte for byte: returns false (and leaves `j` unspecified) if two different
+// ids had the same hash, for the caller to start again with another seed. Integer ids
+// always return true.
 bool join_partitioned(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
-                      size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j);
+                      size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j,
+                      uint64_t string_seed = detail::wy::kP0);
 
-// join() with string ids hashed by `weak_hash` (null: hash_id_bytes), for tests.
+// Attempts at joining string ids, each with its own seed, before join() gives up (two ids
+// sharing a 64-bit hash under every one of them).
+inline constexpr unsigned kJoinSeeds = 4;
+
+// join() with string ids hashed by `weak_hash` (null: hash_id_bytes) in the first
+// `weak_attempts` attempts, for tests.
 JoinedClusterings join_with(const ClusteringInput& a, const ClusteringInput& b,
-                            const ItemsInput* items, StringHashFn weak_hash);
+                            const ItemsInput* items, StringHashFn weak_hash,
+                            unsigned weak_attempts = 1);
 
 }  // namespace clusterscore::join_detail

@@ -57,11 +57,13 @@ inline constexpr uint64_t kP0 = 0xa0761d6478bd642full, kP1 = 0xe7037ed1a0b428dbu
                           kP2 = 0x8ebc6af09c88c6e3ull;
 }  // namespace wy
 
-inline uint64_t hash_id_bytes(std::string_view s) {
+// `seed` picks one of a family of hashes (the join starts again with another when two ids
+// share one); kP0 is the one interning uses.
+inline uint64_t hash_id_bytes(std::string_view s, uint64_t seed = wy::kP0) {
   using namespace wy;
   const char* p = s.data();
   const size_t n = s.size();
-  uint64_t seed = kP0, a = 0, b = 0;
+  uint64_t a = 0, b = 0;
   if (n <= 16) {
     if (n >= 4) {  // first and last 4 bytes, and 4 more from each half when n >= 8
       const size_t mid = (n >> 3) << 2;

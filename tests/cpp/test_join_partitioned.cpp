@@ -127,7 +127,8 @@ std::pair<bool, JoinedClusterings> run_strings(const Case& c, size_t partition_r
   return {joined, std::move(j)};
 }
 
-// join_with(): the partitioned join, or the exact one if string hashes collided.
+// join_with(): the partitioned join, started again with another seed if string hashes
+// collided (`weak_hash` is the first attempt's).
 JoinedClusterings join_strings(const Case& c, detail::StringHashFn weak_hash) {
   const StringCase s(c);
   ClusteringInput a{"truth", s.a_items.col(), ints(c.a_clusters)};
@@ -352,7 +353,7 @@ bool any_collision(const Case& c, detail::StringHashFn h) {
   return false;
 }
 
-TEST(JoinStrings, EveryCollisionIsFoundAndTheExactJoinTakesOver) {
+TEST(JoinStrings, EveryCollisionIsFoundAndAnotherSeedJoinsThem) {
   std::mt19937_64 rng(19);
   for (int round = 0; round < 30; ++round) {
     const Case c = random_case(rng, 1 + rng() % 3000);
@@ -388,6 +389,17 @@ TEST(JoinStrings, ACollisionOfEveryKindIsFound) {
       EXPECT_FALSE(run_strings(c, rows, cstest::hash_item2_as_item1).first) << k.name;
     expect_equal(join_strings(c, cstest::hash_item2_as_item1), oracle(c), k.name);
   }
+}
+
+TEST(JoinStrings, IdsThatCollideUnderEverySeedAreAnError) {
+  const Case c{{1, 2, 3}, {0, 0, 1}, {2, 3}, {5, 5}, {}, {}};
+  const StringCase s(c);
+  ClusteringInput a{"truth", s.a_items.col(), ints(c.a_clusters)};
+  ClusteringInput b{"actual", s.b_items.col(), ints(c.b_clusters)};
+  EXPECT_NO_THROW(join_detail::join_with(a, b, nullptr, cstest::hash_item2_as_item1, 1));
+  EXPECT_THROW(
+      join_detail::join_with(a, b, nullptr, cstest::hash_item2_as_item1, join_detail::kJoinSeeds),
+      std::runtime_error);
 }
 
 TEST(JoinStrings, ARepeatBehindACollisionIsStillReported) {

@@ -377,7 +377,8 @@ CellTable sort_and_pass(std::span<const uint32_t> rows, std::span<const uint32_t
 
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                       const double* weights, size_t n_rows, size_t n_cols,
-                      BigVector<uint32_t>* cell_of_item, bool squares) {
+                      BigVector<uint32_t>* cell_of_item, WeightSquares sq) {
+  const bool squares = sq == WeightSquares::kSum;
   if (rows.size() != cols.size())
     throw std::invalid_argument("clusterscore: row and column index arrays differ in length");
   const size_t n = rows.size();
@@ -387,7 +388,9 @@ CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> 
   return sort_and_pass<CountRec>(rows, cols, weights, n_rows, n_cols, cell_of_item, squares);
 }
 
-CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item, bool squares) {
+CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item,
+                      WeightSquares sq) {
+  const bool squares = sq == WeightSquares::kSum;
   if (j.units()) {
     // Units come from another engine's group-by, already few: one hash table of their cells.
     CellBuilder b;
@@ -404,7 +407,7 @@ CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_i
     return t;
   }
   return build_cells(j.a_cluster, j.b_cluster, j.weight.data(), j.n_a_clusters(), j.n_b_clusters(),
-                     cell_of_item, squares);
+                     cell_of_item, sq);
 }
 
 CellTable cells_from_lists(size_t n_rows, size_t n_cols, const std::vector<uint32_t>& row,

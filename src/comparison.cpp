@@ -103,7 +103,8 @@ Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const
   const bool pointwise = family == MetricFamily::kPointwise;
   // Squared weights for the pair metrics' sums over cells; classic() counts.
   detail::poll_interrupt();
-  cells_ = build_cells(joined_, &cell_of_item_, pointwise);
+  cells_ =
+      build_cells(joined_, &cell_of_item_, pointwise ? WeightSquares::kSum : WeightSquares::kSkip);
   if (cells_.total_count == 0) no_common_items(joined_);
   detail::poll_interrupt();
   if (pointwise && scope == TruthScope::kEntities) whole_actual_clusters();

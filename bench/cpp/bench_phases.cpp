@@ -85,7 +85,8 @@ int main(int argc, char** argv) {
       std::printf("join          %.3f s\n", since(t0));
       t0 = Clock::now();
       BigVector<uint32_t> cell_of_item;
-      CellTable cells = build_cells(j, &cell_of_item, false);  // as Comparison builds them
+      // As Comparison builds them for a diff.
+      CellTable cells = build_cells(j, &cell_of_item, WeightSquares::kSkip);
       std::printf("cells         %.3f s  (%zu cells)\n", since(t0), cells.size());
       t0 = Clock::now();
       MetricTable m = pointwise_cells(cells, common_marginals(cells));

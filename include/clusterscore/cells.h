@@ -30,19 +30,23 @@ struct CellTable {
   size_t size() const { return row.size(); }
 };
 
+// Whether cells sum their items' squared weights (weight_sq): only the weighted pair
+// metrics need them, at one compensated sum more per item.
+enum class WeightSquares { kSkip, kSum };
+
 // Builds the cells of the common items, numbered row by row (A cluster order) and within
-// a row in order of first appearance in item order.
-// `cell_of_item` (if not null) receives each item's cell, kNone outside T. `squares`:
-// whether to sum the squared weights (weight_sq), one compensated sum more per item.
-// All sums are compensated. O(items) expected time.
+// a row in order of first appearance in item order (units, JoinedClusterings::units(): in
+// order of first appearance). `cell_of_item` (if not null) receives each item's cell,
+// kNone outside T. All sums are compensated. O(items) expected time.
 CellTable build_cells(const JoinedClusterings& j, BigVector<uint32_t>* cell_of_item,
-                      bool squares = true);
+                      WeightSquares squares = WeightSquares::kSum);
 
 // The same from per-item cluster indices (kNone skips the item) and weights (all 1 if
 // null): `rows` in [0, n_rows), `cols` in [0, n_cols).
 CellTable build_cells(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                       const double* weights, size_t n_rows, size_t n_cols,
-                      BigVector<uint32_t>* cell_of_item, bool squares = true);
+                      BigVector<uint32_t>* cell_of_item,
+                      WeightSquares squares = WeightSquares::kSum);
 
 // Cells from explicit (row, col, count, weight, weight_sq) lists, e.g. partial tables
 // computed elsewhere; repeated (row, col) pairs are added up. Marginals are derived.

@@ -107,7 +107,8 @@ static void check_cells_against_map(size_t n, size_t n_rows, size_t n_cols, unsi
     const bool weighted = kind == 0 || kind == 3, with_cells = kind != 2, squares = kind != 3;
     BigVector<uint32_t> cell_of_item;
     const CellTable t = build_cells(rows, cols, weighted ? w.data() : nullptr, n_rows, n_cols,
-                                    with_cells ? &cell_of_item : nullptr, squares);
+                                    with_cells ? &cell_of_item : nullptr,
+                                    squares ? WeightSquares::kSum : WeightSquares::kSkip);
     if (!squares) EXPECT_TRUE(t.weight_sq.empty());
     struct Want {
       uint64_t count = 0;
@@ -155,8 +156,8 @@ static void check_cells_against_map(size_t n, size_t n_rows, size_t n_cols, unsi
 TEST(Cells, WeightedPairCountsNeedTheSquaredWeights) {
   const std::vector<uint32_t> rows = {0, 0, 1}, cols = {0, 1, 1};
   const std::vector<double> w = {1, 2, 3};
-  const CellTable with = build_cells(rows, cols, w.data(), 2, 2, nullptr, true);
-  const CellTable without = build_cells(rows, cols, w.data(), 2, 2, nullptr, false);
+  const CellTable with = build_cells(rows, cols, w.data(), 2, 2, nullptr, WeightSquares::kSum);
+  const CellTable without = build_cells(rows, cols, w.data(), 2, 2, nullptr, WeightSquares::kSkip);
   EXPECT_EQ(weighted_pair_confusion(with).tp, 0.0);  // no cell holds two items
   EXPECT_THROW(weighted_pair_confusion(without), std::logic_error);
 }

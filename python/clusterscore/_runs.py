@@ -111,17 +111,12 @@ class RunComparison:
 
     @classmethod
     def of(
-        cls,
-        evaluations: dict[str, Evaluation],
-        truth_scope: str,
-        confidence: float,
-        resamples: int,
-        seed: int,
+        cls, evaluations: dict[str, Evaluation], truth_scope: str, bootstrap: BootstrapOptions
     ) -> RunComparison:
         """The comparison of evaluations already made against one truth, whose truth
         clusters are numbered alike (e.g. by the Spark engine, from one table of units)."""
         c = cls.__new__(cls)
-        c._hold(evaluations, truth_scope, BootstrapOptions(resamples, seed, confidence))
+        c._hold(evaluations, truth_scope, bootstrap)
         return c
 
     @property

@@ -447,31 +447,25 @@ def compare(
     runs: Any,
     items: Any = None,
     *,
-    truth_scope: str = "common",
-    cluster_weights: Any = None,
-    confidence: float = 0.95,
-    resamples: int = 1000,
-    seed: int = 0,
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
     slices: Sequence[str] | None = None,
+    **options: Any,
 ) -> _runs.RunComparison:
     """clusterscore.compare on Spark DataFrames (`runs`: a dict {name: DataFrame} or a
-    list). One Spark job groups the items by their truth cluster, every run's cluster and
+    list; `options`: evaluate's truth_scope, cluster_weights, confidence, resamples and
+    seed). One Spark job groups the items by their truth cluster, every run's cluster and
     their slice values, so every run is scored on the same units and resampled alike."""
     named = _runs.run_names(runs)
     if "truth" in named:
         raise ValueError("a run may not be named 'truth'")
     u = _Units({"truth": truth, **named}, items, item_col, cluster_col, weight_col, slices)
-    options = dict(
-        truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
-        resamples=resamples, seed=seed,
-    )  # fmt: skip
     evaluations: dict[str, _evaluate.Evaluation] = {
         name: _evaluation(u, "truth", name, options) for name in named
     }
-    return _runs.RunComparison.of(evaluations, truth_scope, confidence, resamples, seed)
+    first = next(iter(evaluations.values()))
+    return _runs.RunComparison.of(evaluations, first.truth_scope, first.bootstrap)
 
 
 def diff(

@@ -21,48 +21,51 @@ nb::dict totals_dict(const SampleTotals& t) {
   return d;
 }
 
+namespace {
+
+// The columns both sample tables have, moved into `d`: each row's kind (as its code),
+// stratum, and item i's U, B, E.
+template <class Table>
+void add_shared_columns(Table& t, nb::dict* d) {
+  std::vector<uint8_t> kind(t.kind.size());
+  for (size_t p = 0; p < kind.size(); ++p) kind[p] = uint8_t(t.kind[p]);
+  (*d)["kind"] = to_numpy(std::move(kind));
+  (*d)["stratum"] = to_numpy(std::move(t.stratum));
+  (*d)["U_i"] = to_numpy(std::move(t.U));
+  (*d)["B_i"] = to_numpy(std::move(t.B));
+  (*d)["E_i"] = to_numpy(std::move(t.E));
+}
+
+}  // namespace
+
 nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, SampleMode mode,
                      uint64_t seed) {
-  const SampleOptions o{pairs, stable_pairs, mode, seed};
   PairSampleTable t;
   {
     nb::gil_scoped_release release;
-    t = sample_pairs(c, o);
+    t = sample_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed});
   }
-  std::vector<uint8_t> kind(t.kind.size());
-  for (size_t p = 0; p < kind.size(); ++p) kind[p] = uint8_t(t.kind[p]);
   nb::dict d;
   d["item_i"] = to_numpy(std::move(t.item_i));
   d["item_j"] = to_numpy(std::move(t.item_j));
-  d["kind"] = to_numpy(std::move(kind));
-  d["stratum"] = to_numpy(std::move(t.stratum));
   d["draws"] = to_numpy(std::move(t.draws));
-  d["U_i"] = to_numpy(std::move(t.U));
-  d["B_i"] = to_numpy(std::move(t.B));
-  d["E_i"] = to_numpy(std::move(t.E));
+  add_shared_columns(t, &d);
   return d;
 }
 
 nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
                          SampleMode mode, uint64_t seed) {
-  const SampleOptions o{pairs, stable_pairs, mode, seed};
   UnitPairDraws t;
   {
     nb::gil_scoped_release release;
-    t = sample_unit_pairs(c, o);
+    t = sample_unit_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed});
   }
-  std::vector<uint8_t> kind(t.kind.size());
-  for (size_t p = 0; p < kind.size(); ++p) kind[p] = uint8_t(t.kind[p]);
   nb::dict d;
   d["unit_i"] = to_numpy(std::move(t.unit_i));
   d["unit_j"] = to_numpy(std::move(t.unit_j));
   d["at_i"] = to_numpy(std::move(t.at_i));
   d["at_j"] = to_numpy(std::move(t.at_j));
-  d["kind"] = to_numpy(std::move(kind));
-  d["stratum"] = to_numpy(std::move(t.stratum));
-  d["U_i"] = to_numpy(std::move(t.U));
-  d["B_i"] = to_numpy(std::move(t.B));
-  d["E_i"] = to_numpy(std::move(t.E));
+  add_shared_columns(t, &d);
   return d;
 }
 

@@ -357,3 +357,20 @@ def test_cli_spark_without_pyspark(tmp_path) -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert r.stdout == "clusterscore.spark needs pyspark: pip install 'clusterscore[spark]'\n"
+
+
+def test_given_design_weights_as_in_process(spark) -> None:
+    d = random_items(17)
+    s = frames(spark, d)
+    clusters = sorted(d["truth"]["cluster_id"].unique())
+    weights = {int(c): 1.0 + (int(c) % 5) for c in clusters}
+    opts = dict(truth_scope="entities", resamples=40, seed=2)
+    want = cs.evaluate(d["truth"], d["exp"], d["items"], cluster_weights=weights, **opts)
+    table = spark.createDataFrame(
+        pd.DataFrame({"cluster_id": list(weights), "weight": list(weights.values())})
+    )
+    for given in (weights, table):
+        got = css.evaluate(s["truth"], s["exp"], s["items"], cluster_weights=given, **opts)
+        assert got.cluster_weights == "given"
+        assert_same_dict(want.overall, got.overall)
+        assert_same(want.intervals(), got.intervals(), ["metric"])

@@ -199,7 +199,7 @@ def _to_arrow(df: Any) -> pa.Table:
 
 
 class _Units:
-    """The inputs joined on item id and grouped into units by Spark, and what the result
+    """The inputs gathered by item id and grouped into units by Spark, and what the result
     objects need of them: each clustering's units, the units table, the items table's
     coverage, and the joined items for the per-item table."""
 
@@ -234,6 +234,7 @@ class _Units:
         grouped = _to_arrow(by_item.groupBy(*self.cluster_cols, *self.slices).agg(*aggs))
         if pc.sum(grouped.column(_BAD)).as_py():  # say which input and item, and why
             _check_rows(clusterings, items, item_col, cluster_col, weight_col, weighted)
+            raise RuntimeError("clusterscore: an item was flagged that no check names")
         self.items_table_rows = int(pc.sum(grouped.column(_ROW)).as_py() or 0)
         in_none = functools.reduce(
             pc.and_, [pc.is_null(grouped.column(c)) for c in self.cluster_cols]
@@ -243,8 +244,8 @@ class _Units:
             pc.sum(pc.filter(grouped.column(_ROW), in_none)).as_py() or 0
         )
         grouped = grouped.filter(pc.invert(in_none)).drop_columns([_ROW, _BAD])
-        # Sorted, so that the first clustering's clusters are numbered alike in every call:
-        # compare's runs share their truth clusters' numbers, and a seed its resamples.
+        # Sorted: Spark returns groups in an order that depends on the partitioning; sorted,
+        # the units, and so every sum the core makes over them, are the same for any layout.
         keys = [(c, "ascending") for c in [*self.cluster_cols, *self.slices]]
         grouped = grouped.sort_by(keys)  # nulls last
         unit = pa.array(np.arange(len(grouped), dtype=np.int64))

@@ -290,7 +290,8 @@ ImpactSummary Comparison::impact() const {
 
 BigVector<uint32_t> Comparison::common_items() const {
   BigVector<uint32_t> out;
-  out.reserve(cells_.total_count);
+  // A unit stands for several items: there are at most as many as joined rows.
+  out.reserve(std::min<size_t>(cells_.total_count, joined_.n_items()));
   for (size_t i = 0; i < joined_.n_items(); ++i)
     if (cell_of_item_[i] != kNone) out.push_back(uint32_t(i));
   return out;

@@ -1,7 +1,7 @@
-"""Clusterings held as Spark DataFrames (docs/spark.md): `evaluate`, `compare`, `diff` and
-`all_scores` with the in-process API's options and result objects.
+"""Clusterings held as Spark DataFrames (docs/spark.md): `evaluate`, `compare`, `diff`,
+`sample_pairs` and `all_scores` with the in-process API's options and result objects.
 
-Spark does what scales out: it joins the inputs on the item id and groups the items into
+Spark does what scales out: it gathers the inputs by item id and groups the items into
 *units*, one row per (truth or Base cluster, each other clustering's cluster, slice values)
 with the items' count, Σw and Σw². Only the units reach the driver; the C++ core computes
 every metric, interval and delta from them, exactly as it does from the items they stand
@@ -41,7 +41,7 @@ __all__ = [
 # Internal column names: never a user's column (slices keep their own names).
 _ITEM, _WEIGHT, _ROW = "__cs_item", "__cs_weight", "__cs_row"
 _COUNT, _WEIGHT_SQ = "__cs_count", "__cs_weight_sq"
-_BAD = "__cs_bad"
+_BAD, _SRC = "__cs_bad", "__cs_src"
 _INTEGER_TYPES = {"tinyint", "smallint", "int", "bigint"}
 
 
@@ -106,37 +106,60 @@ def _check_schemas(
     return weighted
 
 
-def _check_rows(
-    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
-    weight_col: str, weighted: bool,
-) -> None:  # fmt: skip
-    """Names an item without an id or a cluster, listed twice, or with a weight that is not
-    a finite number > 0: one Spark job over every input at once."""
+def _bad_weight(w: Any) -> Any:
+    """Whether a weight (a double column) is not a finite number > 0 (Spark's NaN compares
+    above every number, so it is asked for by name)."""
     F = _functions()
-    roles = [*clusterings, "items"]
+    return w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf)
+
+
+def _input_rows(
+    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
+    weight_col: str, weighted: bool, slices: Sequence[str], cluster_cols: Sequence[str],
+) -> Any:  # fmt: skip
+    """Every input's rows in one DataFrame: the item id, the input's number (`_SRC`: the
+    clusterings in order, then the items table), clustering k's cluster in cluster_cols[k],
+    and the items table's weight (as a double) and slice columns; null where the row's
+    input has no such column."""
+    F = _functions()
     parts = [
-        df.select(F.lit(k).alias("src"), F.col(item_col).alias(_ITEM),
-                  F.col(cluster_col).isNull().alias("bad"))
+        df.select(F.col(item_col).alias(_ITEM), F.lit(k).alias(_SRC),
+                  F.col(cluster_col).alias(cluster_cols[k]))
         for k, df in enumerate(clusterings.values())
     ]  # fmt: skip
     if items is not None:
-        bad = F.lit(False)
+        cols = [F.col(item_col).alias(_ITEM), F.lit(len(cluster_cols)).alias(_SRC)]
         if weighted:
-            w = F.col(weight_col).cast("double")
-            bad = w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf)
-        k = len(clusterings)
-        parts.append(
-            items.select(F.lit(k).alias("src"), F.col(item_col).alias(_ITEM), bad.alias("bad"))
-        )
-    rows = functools.reduce(lambda a, b: a.unionByName(b), parts)
+            cols.append(F.col(weight_col).cast("double").alias(_WEIGHT))
+        parts.append(items.select(*cols, *[F.col(c) for c in slices]))
+    rows = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    if _WEIGHT not in rows.columns:
+        rows = rows.withColumn(_WEIGHT, F.lit(None).cast("double"))
+    return rows
+
+
+def _check_rows(
+    rows: Any, clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
+    weight_col: str, weighted: bool, cluster_cols: Sequence[str],
+) -> None:  # fmt: skip
+    """Names an item without an id or a cluster, listed twice, or with a weight that is not
+    a finite number > 0, in the inputs' `rows` (_input_rows)."""
+    F = _functions()
+    roles = [*clusterings, "items"]
+    src = F.col(_SRC)
+    bad = functools.reduce(
+        lambda a, b: a | b,
+        [(src == k) & F.col(c).isNull() for k, c in enumerate(cluster_cols)],
+        (src == len(cluster_cols)) & (_bad_weight(F.col(_WEIGHT)) if weighted else F.lit(False)),
+    )
     found = _first(
-        rows.groupBy("src", _ITEM)
-        .agg(F.count(F.lit(1)).alias("n"), F.max(F.col("bad").cast("int")).alias("bad"))
+        rows.groupBy(_SRC, _ITEM)
+        .agg(F.count(F.lit(1)).alias("n"), F.max(bad.cast("int")).alias("bad"))
         .where(F.col(_ITEM).isNull() | (F.col("n") > 1) | (F.col("bad") == 1))
     )
     if found is None:
         return
-    role, item = roles[found["src"]], found[_ITEM]
+    role, item = roles[found[_SRC]], found[_ITEM]
     df = items if role == "items" else clusterings[role]
     if item is None:
         raise ValueError(f"{role}: missing value in column {item_col!r}")
@@ -148,49 +171,33 @@ def _check_rows(
     raise ValueError(f"items: weight {value!r} of item {item!r} is not a finite number > 0")
 
 
-def _by_item(
-    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
-    weight_col: str, weighted: bool, slices: Sequence[str], cluster_cols: Sequence[str],
-) -> Any:  # fmt: skip
-    """Every input's rows gathered by item id in one shuffle (a union and a group-by, where
-    joins would shuffle every input again): per item its cluster in each clustering
-    (null where it is not listed), its weight, slice values and items-table rows, and
-    whether an input lists it wrongly (twice, without a cluster, without an id, with a
-    weight that is not a finite number > 0)."""
+def _by_item(rows: Any, weighted: bool, slices: Sequence[str], cluster_cols: Sequence[str]) -> Any:
+    """The inputs' `rows` (_input_rows) gathered by item id in one shuffle (where joins
+    would shuffle every input again): per item its cluster in each clustering (null where
+    it is not listed), its weight, slice values and items-table rows, and whether an input
+    lists it wrongly (twice, without a cluster, without an id, with a weight that is not a
+    finite number > 0)."""
     F = _functions()
-    src = F.col("__cs_src")
-    parts = [
-        df.select(F.col(item_col).alias(_ITEM), F.lit(k).alias("__cs_src"),
-                  F.col(cluster_col).alias(cluster_cols[k]))
-        for k, df in enumerate(clusterings.values())
-    ]  # fmt: skip
+    src = F.col(_SRC)
     table = len(cluster_cols)  # the items table's source number
-    if items is not None:
-        cols = [F.col(item_col).alias(_ITEM), F.lit(table).alias("__cs_src")]
-        if weighted:
-            cols.append(F.col(weight_col).cast("double").alias(_WEIGHT))
-        parts.append(items.select(*cols, *[F.col(c) for c in slices]))
-    rows = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
-    if _WEIGHT not in rows.columns:
-        rows = rows.withColumn(_WEIGHT, F.lit(None).cast("double"))
-    bad = F.col(_ITEM).isNull()
     aggs = []
     for k, col in enumerate(cluster_cols):
         listed = F.sum((src == k).cast("int"))
         aggs.append(F.max(col).alias(col))  # its one cluster, if listed once
         aggs.append(((listed > 1) | (listed > F.count(col))).alias(f"__cs_bad{k}"))
     w = F.col(_WEIGHT)
-    bad_weight = w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf) if weighted else F.lit(False)
     aggs += [
         F.sum((src == table).cast("int")).alias(_ROW),
-        F.max((src == table) & bad_weight).alias("__cs_bad_weight"),
+        F.max((src == table) & (_bad_weight(w) if weighted else F.lit(False))).alias(
+            "__cs_bad_weight"
+        ),
         F.max(w).alias(_WEIGHT),
         *[F.max(c).alias(c) for c in slices],
     ]
     by_item = rows.groupBy(_ITEM).agg(*aggs)
     flags = [F.col(f"__cs_bad{k}") for k in range(len(cluster_cols))]
     flags += [F.col(_ROW) > 1, F.coalesce(F.col("__cs_bad_weight"), F.lit(False))]
-    bad = functools.reduce(lambda a, b: a | b, flags, bad)
+    bad = functools.reduce(lambda a, b: a | b, flags, F.col(_ITEM).isNull())
     return by_item.select(_ITEM, *cluster_cols, _ROW, _WEIGHT, *slices, bad.alias(_BAD))
 
 
@@ -217,8 +224,9 @@ class _Units:
         self.roles = list(clusterings)
         self.cluster_cols = [f"__cs_cluster{k}" for k in range(len(self.roles))]
         self.slices = self._slices(items, item_col, weight_col, slices)
-        by_item = _by_item(clusterings, items, item_col, cluster_col, weight_col, weighted,
+        rows = _input_rows(clusterings, items, item_col, cluster_col, weight_col, weighted,
                            self.slices, self.cluster_cols)  # fmt: skip
+        by_item = _by_item(rows, weighted, self.slices, self.cluster_cols)
         w = F.coalesce(F.col(_WEIGHT), F.lit(1.0))  # an item without a row weighs 1
         in_some = functools.reduce(
             lambda a, b: a | b, [F.col(c).isNotNull() for c in self.cluster_cols]
@@ -233,7 +241,8 @@ class _Units:
         ]
         grouped = _to_arrow(by_item.groupBy(*self.cluster_cols, *self.slices).agg(*aggs))
         if pc.sum(grouped.column(_BAD)).as_py():  # say which input and item, and why
-            _check_rows(clusterings, items, item_col, cluster_col, weight_col, weighted)
+            _check_rows(rows, clusterings, items, item_col, cluster_col, weight_col, weighted,
+                        self.cluster_cols)  # fmt: skip
             raise RuntimeError("clusterscore: an item was flagged that no check names")
         self.items_table_rows = int(pc.sum(grouped.column(_ROW)).as_py() or 0)
         in_none = functools.reduce(
@@ -249,7 +258,7 @@ class _Units:
         keys = [(c, "ascending") for c in [*self.cluster_cols, *self.slices]]
         grouped = grouped.sort_by(keys)  # nulls last
         unit = pa.array(np.arange(len(grouped), dtype=np.int64))
-        self.item_col, self.cluster_col, self.weight_col = item_col, cluster_col, "weight"
+        self.item_col, self.cluster_col, self.weight_col = item_col, cluster_col, weight_col
         self.table = pa.table(
             {
                 item_col: unit,
@@ -259,19 +268,18 @@ class _Units:
                 **{c: grouped.column(c) for c in self.slices},
             }
         )
-        self.sides = {}
-        # Per unit, its cluster in each clustering (null where it has none).
+        # Per unit, its cluster in each clustering (null where it has none); each
+        # clustering's units, as the in-process API takes a clustering.
         self.clusters = {
             r: grouped.column(c) for r, c in zip(self.roles, self.cluster_cols, strict=True)
         }
-        for role, col in zip(self.roles, self.cluster_cols, strict=True):
-            has = pc.is_valid(grouped.column(col))
-            self.sides[role] = pa.table(
-                {item_col: unit.filter(has), cluster_col: grouped.column(col).filter(has)}
-            )
+        self.sides = {
+            role: pa.table({item_col: unit.filter(pc.is_valid(c)),
+                            cluster_col: c.filter(pc.is_valid(c))})
+            for role, c in self.clusters.items()
+        }  # fmt: skip
         self.session = next(iter(clusterings.values())).sparkSession
         self.frames, self.items_frame, self.weighted = dict(clusterings), items, weighted
-        self.input_weight_col = weight_col
 
     @staticmethod
     def _slices(
@@ -289,6 +297,13 @@ class _Units:
 
     def units(self) -> _two_clusterings.Units:
         return _two_clusterings.Units(self.table, _COUNT, _WEIGHT_SQ)
+
+    def items_in(self, roles: Sequence[str]) -> Any:
+        """The items (id, every clustering's cluster, weight) in all the clusterings named."""
+        F = _functions()
+        cols = [self.cluster_cols[self.roles.index(r)] for r in roles]
+        return self.items.where(functools.reduce(lambda a, b: a & b,
+                                                 [F.col(c).isNotNull() for c in cols]))  # fmt: skip
 
 
 def _batch_fingerprints(batches: Any, item_col: str, other_col: str | None, items: bool) -> Any:
@@ -351,7 +366,7 @@ class _OnSpark(_two_clusterings.Comparison):
             for role, name in zip(self.roles, self._spark_roles, strict=True)
         }
         if u.items_frame is not None:
-            weight = u.input_weight_col if u.weighted else None
+            weight = u.weight_col if u.weighted else None
             out["items"] = _fingerprint(u.items_frame, u.item_col, weight, items=True)
         return out
 
@@ -376,7 +391,7 @@ class _OnSpark(_two_clusterings.Comparison):
         per_cell = pa.Table.from_pandas(
             units.to_pandas().drop_duplicates(subset=keys), preserve_index=False
         )
-        items = u.items.where(F.col(ca).isNotNull() & F.col(cb).isNotNull()).select(
+        items = u.items_in(self._spark_roles).select(
             F.col(_ITEM).alias(u.item_col),
             F.col(ca).alias(keys[0]),
             F.col(cb).alias(keys[1]),
@@ -403,10 +418,16 @@ class SparkDiff(_OnSpark, _diff.Diff):
     `per_item()` is a Spark DataFrame."""
 
 
-def _evaluation(u: _Units, truth: str, run: str, options: dict[str, Any]) -> SparkEvaluation:
+def _local_weights(options: dict[str, Any]) -> dict[str, Any]:
+    """The options with design weights given as a Spark DataFrame collected (once, for
+    every run): one row per truth cluster."""
     weights = options.get("cluster_weights")
     if weights is not None and hasattr(weights, "sparkSession"):
-        options = {**options, "cluster_weights": _to_arrow(weights)}
+        return {**options, "cluster_weights": _to_arrow(weights)}
+    return options
+
+
+def _evaluation(u: _Units, truth: str, run: str, options: dict[str, Any]) -> SparkEvaluation:
     e = SparkEvaluation.__new__(SparkEvaluation)
     e._spark, e._spark_roles = u, (truth, run)
     _evaluate.Evaluation.__init__(
@@ -440,7 +461,7 @@ def evaluate(
         truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed,
     )  # fmt: skip
-    return _evaluation(u, "truth", "actual", options)
+    return _evaluation(u, "truth", "actual", _local_weights(options))
 
 
 def compare(
@@ -462,6 +483,7 @@ def compare(
     if "truth" in named:
         raise ValueError("a run may not be named 'truth'")
     u = _Units({"truth": truth, **named}, items, item_col, cluster_col, weight_col, slices)
+    options = _local_weights(options)
     evaluations: dict[str, _evaluate.Evaluation] = {
         name: _evaluation(u, "truth", name, options) for name in named
     }
@@ -508,7 +530,7 @@ def all_scores(
     t = u.table.filter(both)
     rows, cols = (_codes(c.filter(both)) for c in (truth_of, actual_of))
     counts = t.column(_COUNT).to_numpy()
-    if items is not None and weight_col in items.columns:
+    if u.weighted:
         w, w2 = t.column("weight").to_numpy(), t.column(_WEIGHT_SQ).to_numpy()
         scores = metrics.scores_from_cells(rows, cols, counts, w, w2)
     else:
@@ -595,7 +617,7 @@ def read(spark: Any, path: str | None, text_columns: Sequence[str] = ()) -> Any:
 
 # -- pairs for judging ---------------------------------------------------------------------------
 
-_KIND, _DRAW, _SIDE, _AT = "__cs_kind", "__cs_draw", "__cs_side", "__cs_at"
+_KIND, _DRAW, _AT = "__cs_kind", "__cs_draw", "__cs_at"
 
 
 def sample_pairs(
@@ -631,8 +653,6 @@ def sample_from_diff(
     from . import _sample
 
     n, stable, mode = _sample.sample_request(pairs, seed, stable_pairs, distance_only)
-    items = d._spark.items_frame
-    item_col = d.columns[0]
     try:
         raw = d.core.sample_unit_pairs(n, stable, _sample.mode_of(mode), int(seed))
     except ValueError as e:
@@ -647,7 +667,7 @@ def sample_from_diff(
             "E_i": raw["E_i"], _DRAW: np.arange(len(item_i), dtype=np.int64),
         }
     )  # fmt: skip
-    table = _with_attributes(d._spark, _distinct_pairs(drawn), items, item_col)
+    table = _with_attributes(d._spark, _distinct_pairs(drawn))
     return _sample.PairSample(table, _sample.sample_meta(d, mode, n, stable, seed))
 
 
@@ -687,8 +707,7 @@ def _pick_items(u: _Units, raw: dict[str, np.ndarray]) -> tuple[pa.Array, pa.Arr
             _DRAW: np.arange(len(units), dtype=np.int64),
         }
     )  # fmt: skip
-    common = u.items.where(F.col(ca).isNotNull() & F.col(cb).isNotNull())
-    members = common.select(
+    members = u.items_in(u.roles).select(
         ca, cb, F.lit(0).cast("byte").alias(_KIND), _ITEM, _WEIGHT,
         F.lit(None).cast("double").alias(_AT), F.lit(None).cast("long").alias(_DRAW),
     )  # fmt: skip
@@ -739,9 +758,10 @@ def _pick_in_partition(batches: Any, keys: tuple[str, str]) -> Any:
     yield from pa.table({_DRAW: drawn, _ITEM: items}).to_batches()
 
 
-def _with_attributes(u: _Units, pairs: pa.Table, items: Any, item_col: str) -> pa.Table:
+def _with_attributes(u: _Units, pairs: pa.Table) -> pa.Table:
     """The items table's other columns for both items of each pair (`<column>_i`,
     `<column>_j`), as the in-process sample has them."""
+    items, item_col = u.items_frame, u.item_col
     if items is None:
         return pairs
     attrs = [c for c in items.columns if c != item_col]

@@ -182,6 +182,13 @@ class Sampler {
     out->kind.push_back(kind);
     out->stratum.push_back(stratum);
     out->draws.push_back(1);
+    add_weights(k, out);
+  }
+
+  // Appends item i's union, Base and Exp weights (within T; i in cell k) to a table's U,
+  // B and E.
+  template <class Table>
+  void add_weights(size_t k, Table* out) const {
     out->U.push_back(union_weight(k));
     out->B.push_back(cells_.row_weight[cells_.row[k]]);
     out->E.push_back(cells_.col_weight[cells_.col[k]]);
@@ -280,8 +287,7 @@ std::vector<uint32_t> pick_by_weight(std::span<const uint32_t> member_group,
 }
 
 SampleTotals sample_totals(const Comparison& diff) {
-  if (diff.family() != MetricFamily::kImpact)
-    throw std::logic_error("clusterscore: sampling needs an impact (diff) comparison");
+  check(diff);
   const GroupTable o = diff.overall();
   const ImpactSummary s = diff.impact();
   SampleTotals t;
@@ -336,7 +342,6 @@ PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& o) {
 UnitPairDraws sample_unit_pairs(const Comparison& diff, const SampleOptions& o) {
   check(diff);
   const Sampler sampler(diff);
-  const CellTable& cells = diff.cells();
   UnitPairDraws out;
   draw_strata(sampler, o, [&](const Sampler::Draw& d, uint8_t stratum) {
     out.unit_i.push_back(d.i);
@@ -345,9 +350,7 @@ UnitPairDraws sample_unit_pairs(const Comparison& diff, const SampleOptions& o) 
     out.at_j.push_back(d.at_j);
     out.kind.push_back(d.kind);
     out.stratum.push_back(stratum);
-    out.U.push_back(sampler.union_weight(d.k));
-    out.B.push_back(cells.row_weight[cells.row[d.k]]);
-    out.E.push_back(cells.col_weight[cells.col[d.k]]);
+    sampler.add_weights(d.k, &out);
   });
   return out;
 }

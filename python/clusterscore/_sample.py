@@ -35,6 +35,10 @@ _OLDER = ("clusterscore-pair-sample/1", "clusterscore-pair-sample/2")
 _CORE_COLUMNS = ["item_i", "item_j", "kind", "draws", "stratum", "U_i", "B_i", "E_i"]
 
 
+# A sample as the core reads it: kind, stratum, draws, U_i, B_i, E_i.
+Codes = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
 class PairSample:
     """Sampled pairs with their draw counts and everything the estimate needs.
 
@@ -114,9 +118,9 @@ class PairSample:
             )
         values = self._table.column(col)
         unjudged = np.full(len(self), _MISSING, dtype=np.uint8)  # shares need no verdicts
-        judged = _core.JudgedSample(*self.codes(), unjudged, self.meta["totals"],
-                                    mode_of(self.meta["mode"]))  # fmt: skip
-        d = judged.contributions(_arrays.id_tuple(_arrays.normalize_ids(values), True))
+        d = self._core_sample(unjudged).contributions(
+            _arrays.id_tuple(_arrays.normalize_ids(values), True)
+        )
         return (
             pa.table(
                 {
@@ -131,9 +135,13 @@ class PairSample:
             .sort_values("jaccard_distance", ascending=False, kind="stable")
         )
 
-    def codes(
-        self,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _core_sample(self, verdicts: np.ndarray, codes: Codes | None = None) -> Any:
+        """The core's judged sample: these pairs with `verdicts` (the core's codes, one per
+        pair); `codes`: this sample's codes() when the caller has them already."""
+        return _core.JudgedSample(*(codes or self.codes()), verdicts, self.meta["totals"],
+                                  mode_of(self.meta["mode"]))  # fmt: skip
+
+    def codes(self) -> Codes:
         """The sample as the core reads it: kind, stratum, draws, U_i, B_i, E_i."""
         t = self._table
         kind = pc.index_in(t.column("kind"), pa.array(KINDS)).to_numpy(zero_copy_only=False)
@@ -407,10 +415,10 @@ def judged_shares(sample: PairSample, verdicts: Any) -> dict[str, float | None]:
 def _judged(sample: PairSample, verdicts: Any) -> Any:
     """The core's judged sample, once it has a verdict to work from."""
     codes = _verdict_codes(sample, verdicts)
-    kind, stratum, draws, u, b, e = sample.codes()
+    pairs = sample.codes()
+    kind, _, draws, *_ = pairs
     _require_judgements(sample, kind, draws, codes)
-    return _core.JudgedSample(kind, stratum, draws, u, b, e, codes, sample.meta["totals"],
-                              mode_of(sample.meta["mode"]))  # fmt: skip
+    return sample._core_sample(codes, pairs)
 
 
 def mode_of(mode: str) -> Any:

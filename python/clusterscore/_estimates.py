@@ -65,26 +65,24 @@ class BootstrapOptions:
         return int(self.resamples), int(self.seed), float(self.confidence)
 
 
-def design_weights(
-    core: Any, truth: Source, cluster_col: str, cluster_weights: Any
-) -> np.ndarray | None:
-    """Per truth cluster (the core's order), its design weight; None for all 1.
-    `cluster_weights`: None or "uniform", "inverse_size", a mapping {cluster: weight},
-    or a table (path, DataFrame, Arrow table) with columns cluster_id and weight."""
+def design_weights(evaluation: Any, cluster_weights: Any) -> np.ndarray | None:
+    """Per truth cluster of `evaluation` (the core's order), its design weight; None for
+    all 1. `cluster_weights`: None or "uniform", "inverse_size", a mapping {cluster:
+    weight}, or a table (path, DataFrame, Arrow table) with columns cluster_id and weight."""
     if cluster_weights is None or (
         isinstance(cluster_weights, str) and cluster_weights == "uniform"
     ):
         return None
     if isinstance(cluster_weights, str) and cluster_weights == "inverse_size":
-        return np.asarray(core.inverse_size_design())
+        return np.asarray(evaluation.core.inverse_size_design())
     if isinstance(cluster_weights, str) and not os.path.splitext(cluster_weights)[1]:
         raise ValueError(
             f"{term('cluster_weights')} must be 'uniform', 'inverse_size', a mapping, or a table"
             f" with columns cluster_id and weight, not {clip(repr(cluster_weights), 60)}"
         )
     src = _weights_table(cluster_weights)
-    labels = _arrays.take(truth.table.column(cluster_col), core.cluster_first_rows(_core.Side.a))
-    return _weights_by_cluster(src, labels, truth.name)
+    truth = evaluation.sources[0]
+    return _weights_by_cluster(src, evaluation.cluster_labels(evaluation.roles[0]), truth.name)
 
 
 def _weights_table(obj: Any) -> Source:

@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import _arrays, _core
+from . import _core
 from ._estimates import BootstrapOptions, design_weights, scope_of
 from ._io import load_clustering
 from ._progress import step
@@ -66,7 +66,7 @@ class Evaluation(Comparison):
         super().__init__(
             truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
         )
-        design = design_weights(self._core, self._a, cluster_col, cluster_weights)
+        design = design_weights(self, cluster_weights)
         self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
         self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
         if design is not None:
@@ -102,8 +102,7 @@ class Evaluation(Comparison):
         """Per truth cluster (the core's order), its place in the order of the clusters' ids:
         the order the bootstrap draws them in, so that a seed gives the same resamples
         whatever the truth's row order or the engine that read it."""
-        first = self._core.cluster_first_rows(_core.Side.a)
-        labels = _arrays.take(self._a.table.column(self._cluster_col), first)
+        labels = self.cluster_labels("truth")
         if isinstance(labels, pa.ChunkedArray):
             labels = labels.combine_chunks()
         if pa.types.is_dictionary(labels.type):

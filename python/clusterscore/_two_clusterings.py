@@ -251,16 +251,20 @@ class Comparison:
         """`per_cluster(side)` as an Arrow table."""
         if side not in self.roles:
             raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self.roles)}")
-        a_side = side == self.roles[0]
-        core_side = _core.Side.a if a_side else _core.Side.b
-        g = self._core.by_cluster(core_side)
-        first_rows, group = self._core.cluster_first_rows(core_side), g.pop("group")
-        # Groups come in increasing code order, so as many as there are clusters are all of
-        # them: no gather.
-        first = first_rows if len(group) == len(first_rows) else first_rows[group]
-        src = self._a if a_side else self._b
-        label = _arrays.take(src.table.column(self._cluster_col), first)
-        return self._group_table({"cluster_id": label}, g)
+        g = self._core.by_cluster(_core.Side.a if side == self.roles[0] else _core.Side.b)
+        return self._group_table({"cluster_id": self.cluster_labels(side, g.pop("group"))}, g)
+
+    def cluster_labels(self, side: str, codes: np.ndarray | None = None) -> Any:
+        """The cluster ids of `side` (a role) as its input gives them, one per cluster in the
+        core's order, or for the cluster indices `codes` (increasing) only."""
+        core_side = _core.Side.a if side == self.roles[0] else _core.Side.b
+        first_rows = self._core.cluster_first_rows(core_side)
+        # Codes come in increasing order, so as many as there are clusters are all of them:
+        # no gather.
+        if codes is not None and len(codes) != len(first_rows):
+            first_rows = first_rows[codes]
+        src = self._a if core_side == _core.Side.a else self._b
+        return _arrays.take(src.table.column(self._cluster_col), first_rows)
 
     def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
         """`per_slice(column)` as an Arrow table."""

@@ -1,6 +1,8 @@
 #include "clusterscore/cells.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -8,6 +10,7 @@
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/line_scatter.h"
+#include "detail/parallel.h"
 #include "detail/prefetch.h"
 
 namespace clusterscore {
@@ -116,6 +119,13 @@ constexpr size_t kBlockItems = 16384;
 // their counters stay in L2 (rows are counted one by one only within a block).
 constexpr unsigned kBucketBits = 17;
 
+// Items are read in chunks, one task each, to split them into blocks and to put their
+// cells back in item order: at most kMaxChunks chunks of about equal size, a number that
+// depends on the items only. Within a block, records stay in item order whatever the
+// chunks, so the layout is the same on any number of threads.
+constexpr size_t kChunkItems = size_t(1) << 20;
+constexpr size_t kMaxChunks = 64;
+
 template <class Rec>
 struct RowBlocks {
   std::vector<uint32_t> first_row;  // block b holds rows [first_row[b], first_row[b + 1])
@@ -123,9 +133,20 @@ struct RowBlocks {
   BigBuffer<Rec> rec;               // by block, in item order within each block
   unsigned shift = 0;               // row r is in bucket r >> shift,
   std::vector<uint32_t> of_bucket;  // which is in block of_bucket[r >> shift]
+  size_t chunk_items = 1;           // items [c * chunk_items, ...) make chunk c
+  // Per chunk, per block: where the chunk's records of the block start.
+  std::vector<std::vector<size_t>> chunk_begin;
   size_t blocks() const { return first_row.size() - 1; }
   size_t block_of(uint32_t row) const { return of_bucket[row >> shift]; }
+  size_t chunks() const { return chunk_begin.size(); }
 };
+
+// Calls f(chunk, first item, end item) for every chunk of n items, in parallel.
+template <class F>
+void for_each_chunk(size_t n, size_t chunk_items, size_t chunks, F f) {
+  detail::parallel_for(
+      chunks, [&](size_t, size_t c) { f(c, c * chunk_items, std::min(n, (c + 1) * chunk_items)); });
+}
 
 // Rows [0, n_rows) cut into blocks at bucket boundaries (b->of_bucket gets each bucket's
 // block). A bucket heavier than kBlockItems makes a block of its own.
@@ -148,84 +169,117 @@ void cut_blocks(const std::vector<uint32_t>& count, size_t n_rows, RowBlocks<Rec
   b->begin.push_back(b->begin.back() + held);
 }
 
+// The records of the common items, by block: each chunk counts its items per bucket,
+// the blocks are cut from the totals, and each chunk writes its records after those of
+// the chunks before it in every block.
 template <class Rec>
 RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                           const double* weights, size_t n_rows) {
   const size_t n = rows.size();
   RowBlocks<Rec> b;
   while ((n_rows >> b.shift) >= (size_t(1) << kBucketBits)) ++b.shift;
-  std::vector<uint32_t> count((n_rows >> b.shift) + 1, 0);
-  for (size_t i = 0; i < n; ++i)
-    if (rows[i] != kNone && cols[i] != kNone) ++count[rows[i] >> b.shift];
-  cut_blocks(count, n_rows, &b);
-  b.rec = BigBuffer<Rec>(b.begin.back());
-  std::vector<size_t> next(b.begin.begin(), b.begin.end() - 1);
-  // A line at a time where that pays, as the join's partitions (detail/line_scatter.h).
-  detail::LineScatter<Rec> to(b.rec.data(), next);
-  for (size_t i = 0; i < n; ++i) {
-    detail::poll_every(i);
-    if (rows[i] == kNone || cols[i] == kNone) continue;
-    const size_t block = b.block_of(rows[i]);
-    to.put(block, next[block]++, make_rec<Rec>(cols[i], rows[i], i, weights));
+  const size_t buckets = (n_rows >> b.shift) + 1;
+  const size_t chunks = std::clamp<size_t>((n + kChunkItems - 1) / kChunkItems, 1, kMaxChunks);
+  b.chunk_items = (n + chunks - 1) / chunks + (n == 0);
+  std::vector<std::vector<uint32_t>> count(chunks);
+  // Inside the tasks, everything read in the loops is first copied to locals: read
+  // through the lambda's references, the compiler reloads them after every store.
+  for_each_chunk(n, b.chunk_items, chunks, [&](size_t c, size_t i0, size_t i1) {
+    count[c].assign(buckets, 0);
+    uint32_t* const bucket = count[c].data();
+    const uint32_t *const row = rows.data(), *const col = cols.data();
+    const unsigned shift = b.shift;
+    for (size_t i = i0; i < i1; ++i) {
+      detail::poll_every(i);
+      if (row[i] != kNone && col[i] != kNone) ++bucket[row[i] >> shift];
+    }
+  });
+  std::vector<uint32_t> total(buckets, 0);
+  for (const std::vector<uint32_t>& chunk : count)
+    for (size_t k = 0; k < buckets; ++k) total[k] += chunk[k];
+  cut_blocks(total, n_rows, &b);
+  std::vector<size_t> at(b.begin.begin(), b.begin.end() - 1);
+  b.chunk_begin.resize(chunks);
+  for (size_t c = 0; c < chunks; ++c) {
+    b.chunk_begin[c] = at;
+    for (size_t k = 0; k < buckets; ++k) at[b.of_bucket[k]] += count[c][k];
   }
-  to.finish(next);
+  b.rec = BigBuffer<Rec>(b.begin.back());
+  for_each_chunk(n, b.chunk_items, chunks, [&](size_t c, size_t i0, size_t i1) {
+    std::vector<size_t> next = b.chunk_begin[c];
+    // A line at a time where that pays, as the join's partitions (detail/line_scatter.h).
+    // A line shared with the chunk before or after in the same block is stored plainly
+    // (LineScatter writes a stream's partial first and last lines element by element).
+    detail::LineScatter<Rec> to(b.rec.data(), next);
+    size_t* const at_next = next.data();
+    const uint32_t *const row = rows.data(), *const col = cols.data();
+    const uint32_t* const of_bucket = b.of_bucket.data();
+    const unsigned shift = b.shift;
+    for (size_t i = i0; i < i1; ++i) {
+      detail::poll_every(i);
+      if (row[i] == kNone || col[i] == kNone) continue;
+      const size_t block = of_bucket[row[i] >> shift];
+      to.put(block, at_next[block]++, make_rec<Rec>(col[i], row[i], i, weights));
+    }
+    to.finish(next);
+  });
   return b;
 }
 
 // Each item's cell, from the cells of the blocks' records (`cell`, in the records'
-// order): the blocks are read again in item order, as split_rows() wrote them, one
-// sequential stream per block, rather than each record carrying its item for the cell
-// pass to write the item's cell at random: the records stay 16 bytes, not 24.
+// order):
+// the blocks are read again in item order, as split_rows() wrote them, one sequential
+// stream per block, rather than each record carrying its item for the cell pass to write
+// the item's cell at random: the records stay 16 bytes, not 24.
 template <class Rec>
 void unsplit(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
              const RowBlocks<Rec>& b, const BigBuffer<uint32_t>& cell,
              BigVector<uint32_t>* cell_of_item) {
-  std::vector<size_t> next(b.begin.begin(), b.begin.end() - 1);
-  // Written through a plain pointer, as push_back() stored the vector's end every item.
   cell_of_item->clear();
   cell_of_item->resize(rows.size());
+  // Written through a plain pointer, as push_back() stored the vector's end every item.
   uint32_t* const out = cell_of_item->data();
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (rows[i] == kNone || cols[i] == kNone) {
-      out[i] = kNone;
-      continue;
+  for_each_chunk(rows.size(), b.chunk_items, b.chunks(), [&](size_t c, size_t i0, size_t i1) {
+    std::vector<size_t> next = b.chunk_begin[c];
+    size_t* const at_next = next.data();
+    const uint32_t *const row = rows.data(), *const col = cols.data();
+    const uint32_t* const of_bucket = b.of_bucket.data();
+    const uint32_t* const cells = cell.data();
+    const unsigned shift = b.shift;
+    for (size_t i = i0; i < i1; ++i) {
+      if (row[i] == kNone || col[i] == kNone) {
+        out[i] = kNone;
+        continue;
+      }
+      const size_t block = of_bucket[row[i] >> shift], at = at_next[block]++;
+      detail::prefetch_lines_ahead(cells + at, 1);  // the stream's next line
+      out[i] = cells[at];
     }
-    const size_t at = next[b.block_of(rows[i])]++;
-    detail::prefetch_lines_ahead(cell.data() + at, 1);  // the stream's next line
-    out[i] = cell[at];
-  }
+  });
 }
 
-// Per B cluster while cells are built: where its cell in the current row is, and its
-// marginals so far. 32 bytes, aligned, so the cell pass touches one line per column (at
-// 40 bytes, most straddled two, and only the first was prefetched).
-struct alignas(32) ColumnState {
-  uint64_t seen = 0;   // (row + 1) << 32 | cell of this column in that row; 0 if none yet
-  uint32_t count = 0;  // items < 2^32 - 1 (build_cells checks)
-  uint32_t cells = 0;
-  KahanSum weight;
+// The cells that one piece (a range of blocks) finds, numbered from 0 in row order.
+struct PieceCells {
+  std::vector<uint32_t> row, col;
+  std::vector<uint64_t> count;
+  std::vector<double> weight, weight_sq;
+  size_t size() const { return row.size(); }
 };
-static_assert(sizeof(ColumnState) == 32);
 
-// The cell pass, fed every row in order with its items. Within a row, one array indexed
-// by column finds the row's cells: no hashing, and only arrays the size of the cluster
-// counts are accessed at random. A row's cells are numbered consecutively, so their sums
-// are kept in small local arrays and written once, and the marginals are added up as each
-// row ends, in cell order (the order add_marginals() uses), while the columns are still
-// in cache.
+// The cell pass of one worker, fed the rows of a piece in order with their items. Within
+// a row, one array indexed by column finds the row's cells: no hashing, and only an
+// array the size of the column count is accessed at random. A row's cells are numbered
+// consecutively, so their sums are kept in small local arrays and written once as the
+// row ends, with the row's marginals. The columns' marginals are added up once every
+// piece is done (add_column_marginals()).
 class CellPass {
  public:
-  // `squares`: whether to sum the squared weights too (t_.weight_sq).
-  CellPass(size_t n_rows, size_t n_cols, size_t items, bool squares)
-      : m_(items), squares_(squares), cols_(n_cols) {
-    t_.n_rows = n_rows;
-    t_.n_cols = n_cols;
-    // The cell arrays grow as cells are found: reserving one cell per item would hold
-    // up to five times the memory needed, resident if it came from the block cache.
-    t_.row_count.resize(n_rows);
-    t_.row_weight.resize(n_rows);
-    t_.row_cells.resize(n_rows);
-  }
+  // `squares`: whether to sum the squared weights too (weight_sq).
+  CellPass(size_t n_cols, bool squares) : squares_(squares), seen_(n_cols, 0) {}
+
+  // The piece's cells go to `out`; its rows' marginals to `t` (rows of other pieces are
+  // written by other workers: each row by one).
+  void start(PieceCells* out, CellTable* t) { out_ = out, t_ = t; }
 
   // Row r, whose items are rec[begin, end) in item order; rec[end, stop) may be read
   // ahead (prefetched). If `cell` is not null, cell[p] receives the cell of rec[p].
@@ -233,20 +287,6 @@ class CellPass {
   void add_row(uint32_t r, const R* rec, size_t begin, size_t end, size_t stop, uint32_t* cell) {
     add_row_items(r, rec, begin, end, stop, cell);
     finish_row(r, end - begin);
-  }
-
-  CellTable finish() && {
-    t_.col_count.reserve(t_.n_cols);
-    t_.col_weight.reserve(t_.n_cols);
-    t_.col_cells.reserve(t_.n_cols);
-    for (const ColumnState& c : cols_) {
-      t_.col_count.push_back(c.count);
-      t_.col_weight.push_back(c.weight.value());
-      t_.col_cells.push_back(c.cells);
-    }
-    t_.total_count = m_;
-    t_.total_weight = total_.value();
-    return std::move(t_);
   }
 
  private:
@@ -257,18 +297,20 @@ class CellPass {
   template <class R>
   void add_row_items(uint32_t r, const R* rec, size_t begin, size_t end, size_t stop,
                      uint32_t* cell) {
+    // (row + 1) << 32 | the column's cell in that row. Rows are unique, so a tag left by
+    // another piece this worker passed never matches.
     const uint64_t tag = uint64_t(r + 1) << 32;
-    const uint32_t first = uint32_t(t_.row.size());
+    const uint32_t first = uint32_t(out_->size());
     w_.clear();
     w2_.clear();
     for (size_t p = begin; p < end;) {
       const uint32_t col = rec[p].col;
-      uint64_t& slot = cols_[col].seen;
+      uint64_t& slot = seen_[col];
       if ((slot & ~uint64_t(0xFFFFFFFF)) != tag) {
-        slot = tag | uint32_t(t_.row.size());
-        t_.row.push_back(r);
-        t_.col.push_back(col);
-        t_.count.push_back(0);
+        slot = tag | uint32_t(out_->size());
+        out_->row.push_back(r);
+        out_->col.push_back(col);
+        out_->count.push_back(0);
         w_.emplace_back();
         w2_.emplace_back();
       }
@@ -276,45 +318,38 @@ class CellPass {
       KahanSum w = w_[k - first], w2 = w2_[k - first];
       const size_t run = p;
       do {
-        // The column states are touched at random.
-        if (p + kAhead < stop) detail::prefetch_for_write(&cols_[rec[p + kAhead].col]);
+        // The column slots are touched at random.
+        if (p + kAhead < stop) detail::prefetch_for_write(&seen_[rec[p + kAhead].col]);
         double wi = 1.0;
         if constexpr (HasWeight<R>) wi = rec[p].weight;
         w.add(wi);
         if (squares_) w2.add(wi * wi);
         if (cell) cell[p] = k;
       } while (++p < end && rec[p].col == col);
-      t_.count[k] += p - run;
+      out_->count[k] += p - run;
       w_[k - first] = w;
       w2_[k - first] = w2;
     }
   }
 
   void finish_row(uint32_t r, size_t items) {
-    const size_t first = t_.weight.size();
     KahanSum row_weight;
     for (size_t i = 0; i < w_.size(); ++i) {
       const double w = w_[i].value();
-      t_.weight.push_back(w);
-      if (squares_) t_.weight_sq.push_back(w2_[i].value());
+      out_->weight.push_back(w);
+      if (squares_) out_->weight_sq.push_back(w2_[i].value());
       row_weight.add(w);
-      total_.add(w);
-      ColumnState& c = cols_[t_.col[first + i]];
-      c.count += t_.count[first + i];
-      c.weight.add(w);
-      ++c.cells;
     }
-    t_.row_count[r] = items;
-    t_.row_weight[r] = row_weight.value();
-    t_.row_cells[r] = uint32_t(w_.size());
+    t_->row_count[r] = items;
+    t_->row_weight[r] = row_weight.value();
+    t_->row_cells[r] = uint32_t(w_.size());
   }
 
-  const size_t m_;
   const bool squares_;
-  BigVector<ColumnState> cols_;
+  BigVector<uint64_t> seen_;      // per column (zeroed: BigVector default-initialises)
   std::vector<KahanSum> w_, w2_;  // the current row's cells
-  KahanSum total_;
-  CellTable t_;
+  PieceCells* out_ = nullptr;
+  CellTable* t_ = nullptr;
 };
 
 // Sorts one block's records by row (stable: item order within a row) into `local_`, and
@@ -359,18 +394,125 @@ class BlockSorter {
   std::vector<uint32_t> sorted_at_, local_cell_;  // per record of the block, in L2
 };
 
+// Pieces of consecutive blocks of about kPieceItems records each, passed in parallel;
+// the cut depends on the blocks only.
+constexpr size_t kPieceItems = size_t(1) << 18;
+
+template <class Rec>
+std::vector<size_t> cut_pieces(const RowBlocks<Rec>& b) {
+  std::vector<size_t> first_block{0};
+  for (size_t k = 0; k < b.blocks(); ++k)
+    if (b.begin[k + 1] - b.begin[first_block.back()] >= kPieceItems) first_block.push_back(k + 1);
+  if (first_block.back() != b.blocks()) first_block.push_back(b.blocks());
+  return first_block;  // piece p is blocks [first_block[p], first_block[p + 1])
+}
+
+// The pieces' cells, one after the other, into t's cell arrays; the records' cells
+// (`cell`, null if not kept) from numbers within their piece (records [record[p],
+// record[p + 1]) of piece p) to numbers in the table.
+void join_pieces(const std::vector<PieceCells>& pieces, const std::vector<size_t>& first,
+                 const std::vector<size_t>& record, uint32_t* cell, bool squares, CellTable* t) {
+  const size_t cells = first.back();
+  t->row.resize(cells);
+  t->col.resize(cells);
+  t->count.resize(cells);
+  t->weight.resize(cells);
+  if (squares) t->weight_sq.resize(cells);
+  detail::parallel_for(pieces.size(), [&](size_t, size_t p) {
+    const PieceCells& c = pieces[p];
+    std::copy(c.row.begin(), c.row.end(), t->row.begin() + long(first[p]));
+    std::copy(c.col.begin(), c.col.end(), t->col.begin() + long(first[p]));
+    std::copy(c.count.begin(), c.count.end(), t->count.begin() + long(first[p]));
+    std::copy(c.weight.begin(), c.weight.end(), t->weight.begin() + long(first[p]));
+    if (squares)
+      std::copy(c.weight_sq.begin(), c.weight_sq.end(), t->weight_sq.begin() + long(first[p]));
+    if (cell && first[p] > 0)
+      for (size_t e = record[p]; e < record[p + 1]; ++e) cell[e] += uint32_t(first[p]);
+  });
+}
+
+// The columns' marginals and the total weight, each added up in cell order (so the same
+// bits on any number of threads): every task reads all cells and adds those of its own
+// range of columns.
+void add_column_marginals(CellTable* t) {
+  t->col_count.assign(t->n_cols, 0);
+  t->col_cells.assign(t->n_cols, 0);
+  t->col_weight.resize(t->n_cols);
+  const size_t parts = detail::workers_for((t->n_cols >> 16) + 1);
+  // One line per column while they are added up: 32 bytes, aligned.
+  struct alignas(32) Column {
+    uint64_t count = 0;
+    uint32_t cells = 0;
+    KahanSum weight;
+  };
+  detail::parallel_for(parts, [&](size_t, size_t part) {
+    const size_t lo = part * t->n_cols / parts, hi = (part + 1) * t->n_cols / parts;
+    BigVector<Column> column(hi - lo);
+    const size_t cells = t->size();
+    for (size_t k = 0; k < cells; ++k) {
+      detail::poll_every(k);
+      if (k + detail::kColumnAhead < cells) {
+        const size_t ahead = t->col[k + detail::kColumnAhead];
+        if (ahead >= lo && ahead < hi) detail::prefetch_for_write(&column[ahead - lo]);
+      }
+      const size_t c = t->col[k];
+      if (c < lo || c >= hi) continue;
+      Column& x = column[c - lo];
+      x.count += t->count[k];
+      ++x.cells;
+      x.weight.add(t->weight[k]);
+    }
+    for (size_t c = lo; c < hi; ++c) {
+      t->col_count[c] = column[c - lo].count;
+      t->col_cells[c] = column[c - lo].cells;
+      t->col_weight[c] = column[c - lo].weight.value();
+    }
+  });
+  KahanSum total;
+  for (double w : t->weight) total.add(w);
+  t->total_weight = total.value();
+}
+
 template <class Rec>
 CellTable sort_and_pass(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
                         const double* weights, size_t n_rows, size_t n_cols,
                         BigVector<uint32_t>* cell_of_item, bool squares) {
   const RowBlocks<Rec> b = split_rows<Rec>(rows, cols, weights, n_rows);
-  CellPass pass(n_rows, n_cols, b.rec.size(), squares);
+  CellTable t;
+  t.n_rows = n_rows;
+  t.n_cols = n_cols;
+  t.row_count.resize(n_rows);
+  t.row_weight.resize(n_rows);
+  t.row_cells.resize(n_rows);
+  t.total_count = b.rec.size();
   BigBuffer<uint32_t> cell(cell_of_item ? b.rec.size() : 0);
-  BlockSorter<Rec> sorter;
-  for (size_t k = 0; k < b.blocks(); ++k)
-    sorter.pass(b, k, &pass, cell_of_item ? cell.data() : nullptr);
+  const std::vector<size_t> first_block = cut_pieces(b);
+  const size_t n_pieces = first_block.size() - 1;
+  std::vector<PieceCells> pieces(n_pieces);
+  struct Worker {
+    CellPass pass;
+    BlockSorter<Rec> sorter;
+  };
+  std::vector<std::unique_ptr<Worker>> workers(detail::workers_for(n_pieces));
+  detail::parallel_for(n_pieces, [&](size_t w, size_t p) {
+    if (!workers[w]) workers[w] = std::make_unique<Worker>(Worker{CellPass(n_cols, squares), {}});
+    Worker& worker = *workers[w];
+    worker.pass.start(&pieces[p], &t);
+    for (size_t k = first_block[p]; k < first_block[p + 1]; ++k) {
+      detail::poll_interrupt();
+      worker.sorter.pass(b, k, &worker.pass, cell_of_item ? cell.data() : nullptr);
+    }
+  });
+  workers.clear();
+  std::vector<size_t> first_cell(n_pieces + 1, 0);
+  for (size_t p = 0; p < n_pieces; ++p) first_cell[p + 1] = first_cell[p] + pieces[p].size();
+  std::vector<size_t> first_record(n_pieces + 1);
+  for (size_t p = 0; p <= n_pieces; ++p) first_record[p] = b.begin[first_block[p]];
+  join_pieces(pieces, first_cell, first_record, cell_of_item ? cell.data() : nullptr, squares, &t);
+  pieces.clear();
+  add_column_marginals(&t);
   if (cell_of_item) unsplit(rows, cols, b, cell, cell_of_item);
-  return std::move(pass).finish();
+  return t;
 }
 
 }  // namespace

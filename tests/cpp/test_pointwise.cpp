@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -8,6 +10,7 @@
 #include "clusterscore/cells.h"
 #include "clusterscore/classic.h"
 #include "clusterscore/comparison.h"
+#include "clusterscore/threads.h"
 #include "detail/kahan.h"
 #include "helpers.h"
 
@@ -165,6 +168,54 @@ TEST(Cells, WeightedPairCountsNeedTheSquaredWeights) {
 TEST(Cells, BuildCellsAgreesWithAMapOfPairs) {
   check_cells_against_map(200000, 30000, 40000, 3);
   check_cells_against_map(400000, 300000, 400000, 4);
+}
+
+// Past 2^20 items the split runs in several chunks and the cell pass in several pieces
+// (a few hundred thousand records each), on as many threads as there are: the table, each
+// item's cell and every marginal must be the same bits on 1 thread as on 3, and the column
+// marginals those of a compensated sum in cell order.
+TEST(Cells, ChunksAndPiecesGiveTheSameBitsOnAnyNumberOfThreads) {
+  const size_t n = 2'500'000, n_rows = 400'000, n_cols = 500'000;
+  std::mt19937_64 rng(21);
+  std::vector<uint32_t> rows(n), cols(n);
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) {
+    rows[i] = rng() % 29 == 0 ? kNone : uint32_t(rng() % 7 == 0 ? 11 : rng() % n_rows);
+    cols[i] = rng() % 31 == 0 ? kNone : uint32_t(rng() % 3 == 0 ? rng() % n_cols : rows[i]);
+    w[i] = std::ldexp(double(rng() % 100000 + 1), -int(rng() % 40));
+  }
+  std::vector<CellTable> tables;
+  std::vector<BigVector<uint32_t>> cells(2);
+  for (unsigned threads : {1u, 3u}) {
+    set_threads(threads);
+    tables.push_back(build_cells(rows, cols, w.data(), n_rows, n_cols, &cells[tables.size()]));
+  }
+  set_threads(0);
+  const CellTable &one = tables[0], &three = tables[1];
+  const auto same = [](const auto& x, const auto& y) {
+    return x.size() == y.size() && std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0;
+  };
+  EXPECT_TRUE(same(one.row, three.row) && same(one.col, three.col) && same(one.count, three.count));
+  EXPECT_TRUE(same(one.weight, three.weight) && same(one.weight_sq, three.weight_sq));
+  EXPECT_TRUE(same(one.row_count, three.row_count) && same(one.row_weight, three.row_weight));
+  EXPECT_TRUE(same(one.row_cells, three.row_cells) && same(one.col_cells, three.col_cells));
+  EXPECT_TRUE(same(one.col_count, three.col_count) && same(one.col_weight, three.col_weight));
+  EXPECT_TRUE(same(cells[0], cells[1]));
+  EXPECT_EQ(one.total_count, three.total_count);
+  EXPECT_EQ(std::memcmp(&one.total_weight, &three.total_weight, sizeof(double)), 0);
+  std::vector<detail::KahanSum> col_w(n_cols);
+  detail::KahanSum total;
+  for (size_t k = 0; k < one.size(); ++k) {
+    col_w[one.col[k]].add(one.weight[k]);
+    total.add(one.weight[k]);
+  }
+  for (size_t c = 0; c < n_cols; ++c) ASSERT_EQ(one.col_weight[c], col_w[c].value()) << c;
+  EXPECT_EQ(one.total_weight, total.value());
+  for (size_t i = 0; i < n; ++i) {
+    const bool in_t = rows[i] != kNone && cols[i] != kNone;
+    ASSERT_EQ(cells[0][i] == kNone, !in_t) << i;
+    if (in_t) ASSERT_TRUE(one.row[cells[0][i]] == rows[i] && one.col[cells[0][i]] == cols[i]) << i;
+  }
 }
 
 // Slice codes are gathered through 1-, 2- or 4-byte arrays by the number of values: every

@@ -205,6 +205,49 @@ def _to_arrow(df: Any) -> pa.Table:
     return df.toArrow() if hasattr(df, "toArrow") else pa.Table.from_pandas(df.toPandas())
 
 
+# Rows per partition when a table comes to the driver a partition at a time: a partition's
+# result passes through the driver's block manager whole, and results of a few hundred MB
+# (1e6 per-item rows in two partitions, as Spark's adaptive execution coalesced them) were
+# lost there under the default 1 GiB of driver memory.
+_ROWS_PER_PARTITION = 1 << 17
+
+
+def _arrow_batches(df: Any, rows: int, total: int) -> Any:
+    """The `total` rows of `df` on the driver as Arrow batches of at most `rows` rows,
+    one partition at a time. Each partition's Arrow batches travel as Arrow IPC bytes in
+    rows of their own, and toLocalIterator() runs one job per partition, so that neither
+    the driver nor a worker holds the whole table. Checks `rows` at once, as in-process."""
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
+    df = df.repartition(max(1, -(-total // _ROWS_PER_PARTITION)))
+
+    def to_ipc(batches: Any) -> Any:
+        for batch in batches:
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, batch.schema) as writer:
+                writer.write_batch(batch)
+            yield pa.record_batch([pa.array([sink.getvalue().to_pybytes()], pa.binary())],
+                                  names=["ipc"])  # fmt: skip
+
+    def batches() -> Any:
+        held: list[pa.RecordBatch] = []
+        count = 0
+        for row in df.mapInArrow(to_ipc, "ipc binary").toLocalIterator():
+            for batch in pa.ipc.open_stream(pa.py_buffer(row.ipc)):
+                held.append(batch)
+                count += batch.num_rows
+                if count >= rows:  # whole batches of `rows` out; the rest waits for more
+                    table = pa.Table.from_batches(held).combine_chunks()
+                    whole = count - count % rows
+                    yield from table.slice(0, whole).to_batches(max_chunksize=rows)
+                    held = table.slice(whole).to_batches()
+                    count -= whole
+        if count:
+            yield from pa.Table.from_batches(held).combine_chunks().to_batches(max_chunksize=rows)
+
+    return batches()
+
+
 class _Units:
     """The inputs gathered by item id and grouped into units by Spark, and what the result
     objects need of them: each clustering's units, the units table, the items table's
@@ -404,8 +447,9 @@ class _OnSpark(_two_clusterings.Comparison):
         return _to_arrow(self.per_item())
 
     def per_item_batches(self, rows: int = 1 << 20) -> Any:
-        """per_item() on the driver as Arrow batches of at most `rows` rows."""
-        return iter(self.per_item_table().to_batches(max_chunksize=rows))
+        """per_item() on the driver as Arrow batches of at most `rows` rows, fetched one
+        partition at a time: the driver never holds more than a partition and a batch."""
+        return _arrow_batches(self.per_item(), rows, int(self.coverage["common_items"]))
 
 
 class SparkEvaluation(_OnSpark, _evaluate.Evaluation):

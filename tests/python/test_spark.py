@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 import pytest
 from conftest import EXAMPLE
 from reference import abcde_pairs
@@ -54,6 +55,45 @@ def test_evaluate_equals_in_process(spark, seed: int, scope: str, weights: bool)
     expected = want.per_item()
     per_item = per_item[list(expected.columns)]
     assert_same(expected, per_item, ["item_id", "truth_cluster", "actual_cluster"])
+
+
+def test_per_item_batches_come_a_partition_at_a_time(spark, monkeypatch) -> None:
+    """per_item_batches() streams: batches of exactly `rows` rows but the last, the rows
+    of the in-process per-item table, and never the whole table collected at once."""
+    d = random_items(12)
+    s = frames(spark, d, partitions=5)
+    want = cs.evaluate(d["truth"], d["exp"], d["items"]).per_item()
+    got = css.evaluate(s["truth"], s["exp"], s["items"])
+    got.per_item()  # what it computes once (the units' values) may be collected
+    monkeypatch.setattr(css, "_to_arrow", lambda df: pytest.fail("collected whole"))
+    monkeypatch.setattr(css, "_ROWS_PER_PARTITION", 10)  # many partitions, batches across them
+    batches = list(got.per_item_batches(rows=7))
+    assert len(batches) > 5
+    assert all(b.num_rows == 7 for b in batches[:-1]) and 0 < batches[-1].num_rows <= 7
+    table = pa.Table.from_batches(batches).to_pandas()[list(want.columns)]
+    assert_same(want, table, ["item_id", "truth_cluster", "actual_cluster"])
+    with pytest.raises(ValueError, match="rows must be a positive integer, not 0"):
+        got.per_item_batches(rows=0)
+
+
+@pytest.mark.parametrize("command", ["evaluate", "diff"])
+def test_cli_out_on_spark_writes_what_local_writes(run_cli, tmp_path, command: str) -> None:
+    data = EXAMPLE
+    runs = {"evaluate": ["truth.csv", "actual.csv"], "diff": ["actual.csv", "actual_v2.csv"]}
+    quiet = "--no-intervals" if command == "evaluate" else "--json"
+    args = [command, *(data / r for r in runs[command]), "--items", data / "items.csv",
+            "--slice", "country", quiet]  # fmt: skip
+    local = run_cli(*args, "--out", tmp_path / "local")
+    spark = run_cli(*args, "--out", tmp_path / "spark", "--engine", "spark",
+                    "--spark-master", "local[2]")  # fmt: skip
+    assert local.returncode == 0, local.stderr
+    assert spark.returncode == 0, spark.stderr
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "spark").iterdir())
+    roles = ("truth", "actual") if command == "evaluate" else ("base", "exp")
+    want = pd.read_parquet(tmp_path / "local" / "per_item.parquet")
+    got = pd.read_parquet(tmp_path / "spark" / "per_item.parquet")[list(want.columns)]
+    assert_same(want, got, ["item_id", *(f"{r}_cluster" for r in roles)])
 
 
 def test_the_same_for_any_partitioning(spark) -> None:

@@ -57,6 +57,14 @@ def test_evaluate_equals_in_process(spark, seed: int, scope: str, weights: bool)
     assert_same(expected, per_item, ["item_id", "truth_cluster", "actual_cluster"])
 
 
+def test_a_bad_item_outside_the_truth_is_still_named(spark) -> None:
+    truth = pd.DataFrame({"item_id": [1, 2], "cluster_id": [1, 1]})
+    actual = pd.DataFrame({"item_id": [1, 2, 50, 50], "cluster_id": [7, 7, 9, 9]})
+    s = frames(spark, {"truth": truth, "actual": actual})
+    with pytest.raises(ValueError, match="actual: item 50 appears 2 times"):
+        css.evaluate(s["truth"], s["actual"])
+
+
 def test_per_item_batches_come_a_partition_at_a_time(spark, monkeypatch) -> None:
     """per_item_batches() streams: batches of exactly `rows` rows but the last, the rows
     of the in-process per-item table, and never the whole table collected at once."""

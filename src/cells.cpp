@@ -227,10 +227,9 @@ RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32
 }
 
 // Each item's cell, from the cells of the blocks' records (`cell`, in the records'
-// order):
-// the blocks are read again in item order, as split_rows() wrote them, one sequential
-// stream per block, rather than each record carrying its item for the cell pass to write
-// the item's cell at random: the records stay 16 bytes, not 24.
+// order): the blocks are read again in item order, as split_rows() wrote them, one
+// sequential stream per block, rather than each record carrying its item for the cell
+// pass to write the item's cell at random: the records stay 16 bytes, not 24.
 template <class Rec>
 void unsplit(std::span<const uint32_t> rows, std::span<const uint32_t> cols,
              const RowBlocks<Rec>& b, const BigBuffer<uint32_t>& cell,

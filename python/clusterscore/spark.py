@@ -440,7 +440,10 @@ class _OnSpark(_two_clusterings.Comparison):
             F.col(cb).alias(keys[1]),
             F.col(_WEIGHT).alias("weight"),
         )
-        return items.join(u.session.createDataFrame(per_cell), keys, "inner")
+        joined = items.join(u.session.createDataFrame(per_cell), keys, "inner")
+        # The in-process per-item table's column order: id, both clusters, weight, values.
+        values = [c for c in per_cell.column_names if c not in keys]
+        return joined.select(u.item_col, *keys, "weight", *values)
 
     def per_item_table(self) -> pa.Table:
         """per_item() collected to the driver as an Arrow table."""

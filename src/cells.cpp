@@ -18,29 +18,63 @@ namespace {
 
 using detail::KahanSum;
 
-void add_marginals(CellTable* t) {
-  std::vector<KahanSum> rw(t->n_rows), cw(t->n_cols);
-  KahanSum total;
-  t->row_count.assign(t->n_rows, 0);
+// The columns' marginals and the total weight, each added up in cell order (so the same
+// bits on any number of threads): every task reads all cells and adds those of its own
+// range of columns.
+void add_column_marginals(CellTable* t) {
   t->col_count.assign(t->n_cols, 0);
-  t->row_cells.assign(t->n_rows, 0);
   t->col_cells.assign(t->n_cols, 0);
+  t->col_weight.resize(t->n_cols);
+  const size_t parts = detail::workers_for((t->n_cols >> 16) + 1);
+  // One line per column while they are added up: 32 bytes, aligned.
+  struct alignas(32) Column {
+    uint64_t count = 0;
+    uint32_t cells = 0;
+    KahanSum weight;
+  };
+  detail::parallel_for(parts, [&](size_t, size_t part) {
+    const size_t lo = part * t->n_cols / parts, hi = (part + 1) * t->n_cols / parts;
+    BigVector<Column> column(hi - lo);
+    const size_t cells = t->size();
+    for (size_t k = 0; k < cells; ++k) {
+      detail::poll_every(k);
+      if (k + detail::kColumnAhead < cells) {
+        const size_t ahead = t->col[k + detail::kColumnAhead];
+        if (ahead >= lo && ahead < hi) detail::prefetch_for_write(&column[ahead - lo]);
+      }
+      const size_t c = t->col[k];
+      if (c < lo || c >= hi) continue;
+      Column& x = column[c - lo];
+      x.count += t->count[k];
+      ++x.cells;
+      x.weight.add(t->weight[k]);
+    }
+    for (size_t c = lo; c < hi; ++c) {
+      t->col_count[c] = column[c - lo].count;
+      t->col_cells[c] = column[c - lo].cells;
+      t->col_weight[c] = column[c - lo].weight.value();
+    }
+  });
+  KahanSum total;
+  for (double w : t->weight) total.add(w);
+  t->total_weight = total.value();
+}
+
+// Every marginal of a table whose cells are filled in.
+void add_marginals(CellTable* t) {
+  std::vector<KahanSum> rw(t->n_rows);
+  t->row_count.assign(t->n_rows, 0);
+  t->row_cells.assign(t->n_rows, 0);
   for (size_t k = 0; k < t->size(); ++k) {
-    const uint32_t r = t->row[k], c = t->col[k];
+    const uint32_t r = t->row[k];
     t->row_count[r] += t->count[k];
-    t->col_count[c] += t->count[k];
     ++t->row_cells[r];
-    ++t->col_cells[c];
     rw[r].add(t->weight[k]);
-    cw[c].add(t->weight[k]);
-    total.add(t->weight[k]);
     t->total_count += t->count[k];
   }
   t->row_weight.reserve(t->n_rows);
-  t->col_weight.reserve(t->n_cols);
   for (const KahanSum& s : rw) t->row_weight.push_back(s.value());
-  for (const KahanSum& s : cw) t->col_weight.push_back(s.value());
-  t->total_weight = total.value();
+  add_column_marginals(t);
 }
 
 // Cells from (row, col) pairs in any order, through a hash table of the pairs.
@@ -428,48 +462,6 @@ void join_pieces(const std::vector<PieceCells>& pieces, const std::vector<size_t
     if (cell && first[p] > 0)
       for (size_t e = record[p]; e < record[p + 1]; ++e) cell[e] += uint32_t(first[p]);
   });
-}
-
-// The columns' marginals and the total weight, each added up in cell order (so the same
-// bits on any number of threads): every task reads all cells and adds those of its own
-// range of columns.
-void add_column_marginals(CellTable* t) {
-  t->col_count.assign(t->n_cols, 0);
-  t->col_cells.assign(t->n_cols, 0);
-  t->col_weight.resize(t->n_cols);
-  const size_t parts = detail::workers_for((t->n_cols >> 16) + 1);
-  // One line per column while they are added up: 32 bytes, aligned.
-  struct alignas(32) Column {
-    uint64_t count = 0;
-    uint32_t cells = 0;
-    KahanSum weight;
-  };
-  detail::parallel_for(parts, [&](size_t, size_t part) {
-    const size_t lo = part * t->n_cols / parts, hi = (part + 1) * t->n_cols / parts;
-    BigVector<Column> column(hi - lo);
-    const size_t cells = t->size();
-    for (size_t k = 0; k < cells; ++k) {
-      detail::poll_every(k);
-      if (k + detail::kColumnAhead < cells) {
-        const size_t ahead = t->col[k + detail::kColumnAhead];
-        if (ahead >= lo && ahead < hi) detail::prefetch_for_write(&column[ahead - lo]);
-      }
-      const size_t c = t->col[k];
-      if (c < lo || c >= hi) continue;
-      Column& x = column[c - lo];
-      x.count += t->count[k];
-      ++x.cells;
-      x.weight.add(t->weight[k]);
-    }
-    for (size_t c = lo; c < hi; ++c) {
-      t->col_count[c] = column[c - lo].count;
-      t->col_cells[c] = column[c - lo].cells;
-      t->col_weight[c] = column[c - lo].weight.value();
-    }
-  });
-  KahanSum total;
-  for (double w : t->weight) total.add(w);
-  t->total_weight = total.value();
 }
 
 template <class Rec>

@@ -7,6 +7,7 @@
 #include "detail/parallel.h"
 
 namespace clusterscore {
+
 LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double* weights) {
   if (a.size != b.size)
     throw std::invalid_argument("labels_true and labels_pred differ in length: " +
@@ -18,6 +19,11 @@ LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double*
   detail::poll_interrupt();
   out.cells = build_cells(rows, cols, weights, out.a_first.size(), out.b_first.size(), nullptr);
   return out;
+}
+
+ClassicScores classic_scores(const IdColumn& a, const IdColumn& b, const double* weights,
+                             const ClassicOptions& options) {
+  return classic_scores(cells_from_labels(a, b, weights).cells, options);
 }
 
 ClassicScores classic_scores(const CellTable& cells, const ClassicOptions& options) {

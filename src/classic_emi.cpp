@@ -6,7 +6,7 @@
 #include <map>
 #include <vector>
 
-#include "clusterscore/classic.h"
+#include "clusterscore/classic_cells.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"

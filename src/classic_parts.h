@@ -1,7 +1,7 @@
 // Private: the parts classic_scores() is assembled from, one file each.
 #pragma once
 
-#include "clusterscore/classic.h"
+#include "clusterscore/classic_cells.h"
 
 namespace clusterscore {
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "clusterscore/clustering.h"
 #include "detail/interner.h"
 #include "detail/kahan.h"
 

@@ -1,7 +1,7 @@
-#include "clusterscore/ids.h"
-
 #include <climits>
 #include <stdexcept>
+
+#include "clusterscore/id_chunks.h"
 
 namespace clusterscore {
 

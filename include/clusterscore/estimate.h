@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "clusterscore/sampling.h"
+#include "clusterscore/ids.h"
+#include "clusterscore/pair_sample.h"
 
 namespace clusterscore {
 

@@ -1,15 +1,11 @@
 // Read-only views of id columns (item ids, cluster ids, slice values).
-// The data stays where the caller put it (numpy / Arrow buffers); nothing is copied,
-// except to join a column that arrives in chunks (concatenate()).
+// The data stays where the caller put it (numpy / Arrow buffers); nothing is copied.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
-
-#include "clusterscore/big_vector.h"
 
 namespace clusterscore {
 
@@ -42,25 +38,5 @@ struct IdColumn {
   // The id as a user would write it, quoted if a string; for error messages.
   std::string repr(size_t row) const;
 };
-
-// One column made of several chunk columns, in order: its storage and its view. Not
-// copyable: `column` points into the members (moving keeps the buffers in place).
-struct ConcatenatedIds {
-  ConcatenatedIds() = default;
-  ConcatenatedIds(ConcatenatedIds&&) = default;
-  ConcatenatedIds(const ConcatenatedIds&) = delete;
-
-  BigVector<int64_t> ints;
-  BigVector<char> chars;
-  BigVector<int32_t> offsets32;  // strings, unless the characters pass 2^31 bytes
-  BigVector<int64_t> offsets;
-  BigVector<uint8_t> valid;  // only if some chunk has validity
-  IdColumn column;           // views the members above
-};
-
-// Concatenates chunks that are all integers or all strings (either offset width); the
-// result's string offsets are 32-bit when they fit. Throws std::invalid_argument when
-// integers and strings are mixed.
-ConcatenatedIds concatenate(const std::vector<IdColumn>& chunks);
 
 }  // namespace clusterscore

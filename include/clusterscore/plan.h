@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "clusterscore/sampling.h"
+#include "clusterscore/pair_sample.h"
 
 namespace clusterscore {
 

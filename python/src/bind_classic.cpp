@@ -75,8 +75,7 @@ nb::dict classic_from_labels(nb::handle a, nb::handle b, nb::object weights, Ave
   ClassicScores s;
   {
     nb::gil_scoped_release release;
-    LabelCells lc = cells_from_labels(ca, cb, w);
-    s = classic_scores(lc.cells, classic_options(w != nullptr, average, beta, ami, matching));
+    s = classic_scores(ca, cb, w, classic_options(w != nullptr, average, beta, ami, matching));
   }
   return scores_dict(s, w != nullptr);
 }

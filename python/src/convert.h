@@ -18,9 +18,9 @@
 #include <utility>
 #include <vector>
 
-#include "clusterscore/classic.h"
+#include "clusterscore/classic_cells.h"
 #include "clusterscore/comparison.h"
-#include "clusterscore/ids.h"
+#include "clusterscore/id_chunks.h"
 #include "clusterscore/sampling.h"
 
 namespace clusterscore::bindings {

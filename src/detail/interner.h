@@ -7,13 +7,12 @@
 #include <vector>
 
 #include "clusterscore/big_vector.h"
+#include "clusterscore/clustering.h"
 #include "clusterscore/ids.h"
 #include "detail/hash.h"
 #include "detail/prefetch.h"
 
 namespace clusterscore::detail {
-
-inline constexpr uint32_t kNone = 0xFFFFFFFFu;
 
 class Interner {
  public:

@@ -17,6 +17,7 @@ if(rc)
 endif()
 execute_process(COMMAND ${WORK_DIR}/build/evaluate_example OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 message("${out}")
-if(rc OR NOT out MATCHES "precision 0.75")
+if(rc OR NOT out MATCHES "precision 0.75\n" OR NOT out MATCHES "recall 0.777778\n"
+   OR NOT out MATCHES "truth cluster 10 recall 0.555556\n")
   message(FATAL_ERROR "the example did not print the expected result")
 endif()

@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "clusterscore/classic.h"
+#include "clusterscore/classic_cells.h"
 #include "clusterscore/interrupt.h"
 #include "clusterscore/threads.h"
 #include "detail/assignment.h"

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "clusterscore/cells.h"
-#include "clusterscore/classic.h"
+#include "clusterscore/classic_cells.h"
 
 namespace clusterscore {
 namespace {

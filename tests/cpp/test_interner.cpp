@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "clusterscore/id_chunks.h"
 #include "detail/hash.h"
 #include "detail/intern_column.h"
 #include "detail/interner.h"
@@ -14,8 +15,8 @@ using clusterscore::BigVector;
 using clusterscore::concatenate;
 using clusterscore::ConcatenatedIds;
 using clusterscore::IdColumn;
+using clusterscore::kNone;
 using clusterscore::detail::Interner;
-using clusterscore::detail::kNone;
 
 TEST(Interner, DenseIdsInFirstSeenOrderThroughGrowth) {
   std::mt19937_64 rng(1);

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "clusterscore/cells.h"
-#include "clusterscore/classic.h"
+#include "clusterscore/classic_cells.h"
 #include "clusterscore/comparison.h"
 #include "clusterscore/threads.h"
 #include "detail/kahan.h"

@@ -12,6 +12,7 @@
 #include "clusterscore/impact.h"
 #include "clusterscore/metric_table.h"
 #include "clusterscore/pointwise.h"
+#include "clusterscore/scores.h"
 
 namespace clusterscore {
 
@@ -20,20 +21,6 @@ enum class MetricFamily {
   kImpact,     // docs/metrics.md, diff: A is Base, B is Exp
 };
 enum class Side { kA, kB };
-
-// Which items a truth item's actual cluster is read over (kPointwise only; docs/metrics.md, truth
-// scope): the common items T, or every item of the actual clustering (the truth's clusters are then
-// complete entities, and items outside the truth belong to other entities).
-enum class TruthScope { kCommon, kEntities };
-
-// Item counts and weights of A (S), B (S'), T = S ∩ S', S \ S' and S' \ S, and the
-// number of clusters of each side in all and meeting T.
-struct Coverage {
-  uint64_t a_items = 0, b_items = 0, common_items = 0, a_only_items = 0, b_only_items = 0;
-  double a_weight = 0, b_weight = 0, common_weight = 0, a_only_weight = 0, b_only_weight = 0;
-  uint64_t a_clusters = 0, b_clusters = 0, a_clusters_common = 0, b_clusters_common = 0;
-  uint64_t items_table_rows = 0, items_table_unmatched = 0;
-};
 
 // Items grouped by the values of one or more items-table columns.
 struct ItemGrouping {

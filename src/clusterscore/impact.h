@@ -5,6 +5,7 @@
 
 #include "clusterscore/cells.h"
 #include "clusterscore/metric_table.h"
+#include "clusterscore/scores.h"
 
 namespace clusterscore {
 
@@ -17,16 +18,6 @@ MetricTable impact_cells(const CellTable& cells);
 
 // Per cell, B, E, X, U (for per-item output; they are not averaged). O(cells).
 MetricTable impact_cell_sizes(const CellTable& cells);
-
-// Overall figures of docs/metrics.md, diff beyond the weighted means.
-struct ImpactSummary {
-  uint64_t affected_items = 0;
-  double affected_weight = 0.0;
-  double affected_jaccard_index = 0.0;    // Σ_affected w·jaccard_index / w(T)
-  double unaffected_jaccard_index = 0.0;  // w(unaffected) / w(T)
-  uint64_t base_clusters_split = 0;       // Base clusters whose common items span ≥ 2 Exp clusters
-  uint64_t exp_clusters_merged = 0;       // Exp clusters whose common items span ≥ 2 Base clusters
-};
 
 ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact);
 

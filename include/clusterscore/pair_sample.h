@@ -1,0 +1,54 @@
+// A sample of item pairs to judge, and the exact totals of its diff that the estimates
+// multiply by (docs/metrics.md, judging).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace clusterscore {
+
+enum class PairKind : uint8_t {
+  kSplit,   // j ∈ Base(i) \ Exp(i)
+  kMerge,   // j ∈ Exp(i) \ Base(i)
+  kStable,  // j ∈ Base(i) ∩ Exp(i), j ≠ i
+  kSelf,    // j = i
+};
+
+// How a sample is drawn.
+enum class SampleMode : uint8_t {
+  kPlain,         // one stratum: split and merge pairs, stable and self pairs of affected items
+  kStratified,    // two strata: `pairs` diff pairs and `stable_pairs` stable pairs
+  kDistanceOnly,  // diff pairs only (exploring the Jaccard distance)
+};
+
+struct SampleOptions {
+  uint64_t pairs = 0;         // draws of the one stratum (plain), or of diff pairs (the others)
+  uint64_t stable_pairs = 0;  // stratified: draws of stable and self pairs of affected items
+  SampleMode mode = SampleMode::kPlain;
+  uint64_t seed = 0;
+};
+
+// Distinct sampled pairs with their draw counts, in order of first draw. i and j are
+// joined-item indices; U, B, E are item i's union, Base and Exp weights (within T).
+struct PairSampleTable {
+  std::vector<uint32_t> item_i, item_j;
+  std::vector<PairKind> kind;
+  std::vector<uint8_t> stratum;  // 0: the plain or diff stratum, 1: the stable stratum
+  std::vector<uint64_t> draws;
+  std::vector<double> U, B, E;
+};
+
+// The exact totals the estimates multiply by (docs/metrics.md, diff on T).
+struct SampleTotals {
+  double split_distance = 0, merge_distance = 0, jaccard_distance = 0;
+  double affected_jaccard_index = 0, total_weight = 0;
+  double diff_mass = 0, stable_mass = 0;  // Σ w_ij over each population
+  // The self pairs of affected items (within stable_mass): Σ w_ii, and their part of
+  // delta_precision, Σ w_ii·l_ii = Σ_i w(i)²·(1/E_i − 1/B_i) / w(T). Known exactly.
+  double self_mass = 0, self_delta = 0;
+
+  // The self pairs' share of the stable population (0 without stable pairs).
+  double self_share() const { return stable_mass > 0 ? self_mass / stable_mass : 0.0; }
+};
+
+}  // namespace clusterscore

@@ -51,41 +51,34 @@ void check_rank(const std::vector<uint32_t>& rank, size_t clusters) {
       " and the metrics");
 }
 
-// The estimates of one group from its sums: `means` weighted means (sum / weight), then
-// f1_of_means (if precision and recall are at p and r), then the three pair metrics from
-// the three sums after the means (if `pairs`).
+// The estimates of one group from its sums: `means` weighted means (sum / weight), then, for
+// pointwise metrics (whose means start with precision and recall, detail::PointwiseColumn),
+// f1_of_means and the three pair metrics from the three sums after the means.
 struct Layout {
-  size_t means = 0, p = 0, r = 0;
-  bool f1 = false, pairs = false;
+  static constexpr size_t p = detail::PointwiseColumn::kPrecision;
+  static constexpr size_t r = detail::PointwiseColumn::kRecall;
+  size_t means = 0;
+  bool pointwise = false;
 
-  Layout(const std::vector<std::string>& names, bool with_pairs) : means(names.size()) {
-    const auto at = [&](const char* s) { return std::find(names.begin(), names.end(), s); };
-    if (at("precision") != names.end() && at("recall") != names.end()) {
-      p = size_t(at("precision") - names.begin());
-      r = size_t(at("recall") - names.begin());
-      f1 = true;
-    }
-    pairs = with_pairs;
-  }
-  size_t sums() const { return means + (pairs ? 3 : 0); }
-  size_t width() const { return means + (f1 ? 1 : 0) + (pairs ? 3 : 0); }
+  Layout(size_t n_means, bool is_pointwise) : means(n_means), pointwise(is_pointwise) {}
+  size_t sums() const { return means + (pointwise ? 3 : 0); }
+  size_t width() const { return means + (pointwise ? 4 : 0); }
   std::vector<std::string> names(std::vector<std::string> out) const {
-    if (f1) out.push_back("f1_of_means");
-    if (pairs) out.insert(out.end(), {"pair_precision", "pair_recall", "pair_f1"});
+    if (!pointwise) return out;
+    out.push_back(detail::kF1OfMeans);
+    out.insert(out.end(), std::begin(detail::kPairNames), std::end(detail::kPairNames));
     return out;
   }
   // One group's estimates (`row`, width() of them) from compensated sums (sum, comp) and
   // weight w > 0.
   void finish(const double* sum, const double* comp, double w, double* row) const {
     for (size_t m = 0; m < means; ++m) row[m] = (sum[m] + comp[m]) / w;
-    size_t m = means;
-    if (f1) row[m++] = f1_of_means(row[p], row[r]);
-    if (pairs) {
-      const size_t q = means;
-      const PairMetrics x =
-          pair_metrics(sum[q] + comp[q], sum[q + 1] + comp[q + 1], sum[q + 2] + comp[q + 2]);
-      row[m] = x.precision, row[m + 1] = x.recall, row[m + 2] = x.f1;
-    }
+    if (!pointwise) return;
+    const size_t q = means;
+    row[q] = f1_of_means(row[p], row[r]);
+    const PairMetrics x =
+        pair_metrics(sum[q] + comp[q], sum[q + 1] + comp[q + 1], sum[q + 2] + comp[q + 2]);
+    row[q + 1] = x.precision, row[q + 2] = x.recall, row[q + 3] = x.f1;
   }
 };
 
@@ -147,7 +140,7 @@ void estimates_of_runs(const Layout& layout, size_t groups, size_t runs, std::ve
 class FixedSums {
  public:
   explicit FixedSums(const std::vector<ClusterSums>& runs)
-      : runs_(runs), layout_(runs.at(0).names, runs[0].pairs) {
+      : runs_(runs), layout_(runs.at(0).names.size(), runs[0].pairs) {
     for (const ClusterSums& r : runs)
       if (r.n_clusters != runs[0].n_clusters || r.n_groups != runs[0].n_groups ||
           r.names != runs[0].names || r.pairs != runs[0].pairs || r.design != runs[0].design)
@@ -194,7 +187,7 @@ const std::vector<std::string> kPointwise(std::begin(detail::kPointwiseNames),
 class RecomputedCells {
  public:
   explicit RecomputedCells(const std::vector<CellSums>& runs)
-      : runs_(runs), layout_(kPointwise, true) {
+      : runs_(runs), layout_(kPointwise.size(), true) {
     for (const CellSums& r : runs)
       if (r.n_clusters != runs.at(0).n_clusters || r.n_groups != runs[0].n_groups) mismatch();
   }

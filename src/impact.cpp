@@ -1,6 +1,9 @@
 #include "clusterscore/impact.h"
 
 #include <algorithm>
+#include <iterator>
+#include <string>
+#include <vector>
 
 #include "detail/kahan.h"
 #include "detail/prefetch.h"
@@ -37,8 +40,7 @@ Sizes sizes_of(const CellTable& cells, size_t k) {
 }  // namespace
 
 MetricTable impact_cells(const CellTable& cells) {
-  MetricTable t({"split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
-                 "split_rate", "merge_rate", "affected"},
+  MetricTable t(std::vector<std::string>(std::begin(kImpactNames), std::end(kImpactNames)),
                 cells.size());
   for (size_t k = 0; k < cells.size(); ++k) {
     prefetch_column(cells, k + detail::kPrefetch);
@@ -68,7 +70,7 @@ MetricTable impact_cell_sizes(const CellTable& cells) {
 
 ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact) {
   ImpactSummary s;
-  const size_t ji = impact.column("jaccard_index"), aff = impact.column("affected");
+  const size_t ji = ImpactColumn::kJaccardIndex, aff = ImpactColumn::kAffected;
   detail::KahanSum affected_w, affected_j, unaffected_w;
   for (size_t k = 0; k < cells.size(); ++k) {
     const double w = cells.weight[k];
@@ -93,7 +95,7 @@ ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact) 
 namespace clusterscore {
 
 void add_impact_derived(GroupTable* g) {
-  const BigVector<double>& share = g->column("affected_share");
+  const BigVector<double>& share = g->columns[ImpactColumn::kAffected];
   BigVector<double> w(g->size());
   for (size_t i = 0; i < w.size(); ++i) w[i] = g->weight[i] * share[i];
   g->names.push_back("affected_weight");

@@ -11,6 +11,22 @@ namespace {
 
 enum class Stratum { kDiff, kStable };
 
+// Which class proportions a metric's estimate is made of.
+enum class Part { kSplit, kMerge, kSplitAndMerge, kStable };
+
+// Every metric a plan can be made for, in the order plannable_metrics() lists them, and
+// whether it is planned for when none is named.
+struct Plannable {
+  const char* name;
+  Part part;
+  bool by_default;
+};
+constexpr Plannable kPlannable[] = {
+    {"good_split_distance", Part::kSplit, true},    {"bad_split_distance", Part::kSplit, true},
+    {"good_merge_distance", Part::kMerge, true},    {"bad_merge_distance", Part::kMerge, true},
+    {"good_distance", Part::kSplitAndMerge, false}, {"bad_distance", Part::kSplitAndMerge, false},
+    {"affected_good_index", Part::kStable, true},   {"affected_bad_index", Part::kStable, true}};
+
 // A metric's variance is K / n, n its stratum's draws.
 struct Variance {
   Stratum stratum;
@@ -29,24 +45,39 @@ Variance variance_of(const std::string& metric, const PlanRequest& r) {
   };
   const double split = part(sd, r.same_split, diff > 0 ? sd / diff : 0);
   const double merge = part(md, r.same_merge, diff > 0 ? md / diff : 0);
-  if (metric == "good_split_distance" || metric == "bad_split_distance")
-    return {Stratum::kDiff, split};
-  if (metric == "good_merge_distance" || metric == "bad_merge_distance")
-    return {Stratum::kDiff, merge};
-  if (metric == "good_distance" || metric == "bad_distance") return {Stratum::kDiff, split + merge};
-  if (metric == "affected_good_index" || metric == "affected_bad_index")
-    return {Stratum::kStable, part(aji * (1 - self), r.same_stable, 1 - self)};
+  for (const Plannable& p : kPlannable) {
+    if (metric != p.name) continue;
+    switch (p.part) {
+      case Part::kSplit:
+        return {Stratum::kDiff, split};
+      case Part::kMerge:
+        return {Stratum::kDiff, merge};
+      case Part::kSplitAndMerge:
+        return {Stratum::kDiff, split + merge};
+      case Part::kStable:
+        return {Stratum::kStable, part(aji * (1 - self), r.same_stable, 1 - self)};
+    }
+  }
   std::string known;
   for (const std::string& m : plannable_metrics()) known += (known.empty() ? "" : ", ") + m;
   throw std::invalid_argument("cannot plan for metric '" + metric + "'; choose from " + known);
 }
 
+std::vector<std::string> default_metrics() {
+  std::vector<std::string> out;
+  for (const Plannable& p : kPlannable)
+    if (p.by_default) out.emplace_back(p.name);
+  return out;
+}
+
 }  // namespace
 
 const std::vector<std::string>& plannable_metrics() {
-  static const std::vector<std::string> names = {
-      "good_split_distance", "bad_split_distance", "good_merge_distance", "bad_merge_distance",
-      "good_distance",       "bad_distance",       "affected_good_index", "affected_bad_index"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Plannable& p : kPlannable) out.emplace_back(p.name);
+    return out;
+  }();
   return names;
 }
 
@@ -57,9 +88,7 @@ Plan plan_pairs(const PlanRequest& r) {
     throw std::invalid_argument("confidence must be in (0, 1)");
   for (double p : {r.same_split, r.same_merge, r.same_stable})
     if (!(p >= 0 && p <= 1)) throw std::invalid_argument("class proportions must be in [0, 1]");
-  const std::vector<std::string> defaults = {"good_split_distance", "bad_split_distance",
-                                             "good_merge_distance", "bad_merge_distance",
-                                             "affected_good_index", "affected_bad_index"};
+  const std::vector<std::string> defaults = default_metrics();
   const std::vector<std::string>& metrics = r.metrics.empty() ? defaults : r.metrics;
   const double z = detail::normal_quantile(1 - (1 - r.confidence) / 2);
   std::vector<Variance> v;

@@ -61,11 +61,12 @@ MetricTable pointwise_cell_counts(const CellTable& cells, const ActualMarginals&
 }
 
 void add_pointwise_derived(GroupTable* g) {
-  const BigVector<double>& p = g->column("precision");
-  const BigVector<double>& r = g->column("recall");
+  // Means of pointwise_cells(), whose columns aggregate() keeps in order.
+  const BigVector<double>& p = g->columns[detail::PointwiseColumn::kPrecision];
+  const BigVector<double>& r = g->columns[detail::PointwiseColumn::kRecall];
   BigVector<double> f(g->size());
   for (size_t i = 0; i < f.size(); ++i) f[i] = f1_of_means(p[i], r[i]);
-  g->names.push_back("f1_of_means");
+  g->names.push_back(detail::kF1OfMeans);
   g->columns.push_back(std::move(f));
 }
 

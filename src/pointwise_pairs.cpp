@@ -1,12 +1,14 @@
 // The pair metrics' sums (docs/metrics.md, "pair metrics"): ratios of design-weighted sums, not
 // means, so they are summed here beside aggregate()'s means rather than through them.
 #include <cmath>
+#include <iterator>
 #include <limits>
 
 #include "clusterscore/pointwise.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/pair_terms.h"
+#include "detail/pointwise_row.h"
 #include "detail/prefetch.h"
 
 namespace clusterscore {
@@ -122,7 +124,7 @@ void add_pair_metrics(GroupTable* t, const PairSums& s) {
     const PairMetrics x = pair_metrics(s.together[g], s.actual[g], s.truth[g]);
     p[i] = x.precision, r[i] = x.recall, f[i] = x.f1;
   }
-  for (const char* name : {"pair_precision", "pair_recall", "pair_f1"}) t->names.push_back(name);
+  t->names.insert(t->names.end(), std::begin(detail::kPairNames), std::end(detail::kPairNames));
   t->columns.push_back(std::move(p));
   t->columns.push_back(std::move(r));
   t->columns.push_back(std::move(f));

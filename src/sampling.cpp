@@ -291,9 +291,9 @@ SampleTotals sample_totals(const Comparison& diff) {
   const GroupTable o = diff.overall();
   const ImpactSummary s = diff.impact();
   SampleTotals t;
-  t.split_distance = o.column("split_distance")[0];
-  t.merge_distance = o.column("merge_distance")[0];
-  t.jaccard_distance = o.column("jaccard_distance")[0];
+  t.split_distance = o.columns[ImpactColumn::kSplitDistance][0];
+  t.merge_distance = o.columns[ImpactColumn::kMergeDistance][0];
+  t.jaccard_distance = o.columns[ImpactColumn::kJaccardDistance][0];
   t.affected_jaccard_index = s.affected_jaccard_index;
   t.total_weight = diff.cells().total_weight;
   Sampler sampler(diff);

@@ -9,11 +9,28 @@
 
 namespace clusterscore {
 
-// Per cell, the metrics averaged over groups: split_distance, merge_distance,
-// jaccard_distance, jaccard_index, split_rate, merge_rate, affected (1 or 0; its mean is
-// reported as `affected_share`, the affected weight's share). They are made of B, E, X, U
-// (weights: the item's Base cluster, Exp cluster, their intersection, their union, all
-// within T). `affected` is decided on item counts, so it is exact. O(cells).
+// impact_cells()' columns, in order: their index in that table and in its means'.
+struct ImpactColumn {
+  enum : size_t {
+    kSplitDistance,
+    kMergeDistance,
+    kJaccardDistance,
+    kJaccardIndex,
+    kSplitRate,
+    kMergeRate,
+    kAffected,
+    kCount
+  };
+};
+// Their names; `affected`'s mean is reported as `affected_share`.
+inline constexpr const char* kImpactNames[ImpactColumn::kCount] = {
+    "split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
+    "split_rate",     "merge_rate",     "affected"};
+
+// Per cell, the metrics averaged over groups (ImpactColumn; `affected` is 1 or 0, its mean
+// the affected weight's share). They are made of B, E, X, U (weights: the item's Base
+// cluster, Exp cluster, their intersection, their union, all within T). `affected` is
+// decided on item counts, so it is exact. O(cells).
 MetricTable impact_cells(const CellTable& cells);
 
 // Per cell, B, E, X, U (for per-item output; they are not averaged). O(cells).
@@ -21,7 +38,8 @@ MetricTable impact_cell_sizes(const CellTable& cells);
 
 ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact);
 
-// Adds `affected_weight` (weight × affected_share) to a group table of impact means.
+// Adds `affected_weight` (weight × affected_share) to a group table of impact means (columns
+// in ImpactColumn's order).
 void add_impact_derived(struct GroupTable* groups);
 
 // The flows of weight between a Base cluster and an Exp cluster where something changed:

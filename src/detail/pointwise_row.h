@@ -9,11 +9,29 @@
 
 namespace clusterscore::detail {
 
+// pointwise_row()'s values, in order: their index in a row, and in every table made of them.
+struct PointwiseColumn {
+  enum : int {
+    kPrecision,
+    kRecall,
+    kF1,
+    kAccuracy,
+    kJaccardIndex,
+    kJaccardDistance,
+    kOverMergeRate,
+    kUnderMergeRate
+  };
+};
 inline constexpr int kPointwiseMetrics = 8;
-// Their names, in pointwise_row()'s order.
+// Their names, in that order.
 inline constexpr const char* kPointwiseNames[kPointwiseMetrics] = {
     "precision",       "recall",          "f1", "accuracy", "jaccard_index", "jaccard_distance",
     "over_merge_rate", "under_merge_rate"};
+static_assert(PointwiseColumn::kUnderMergeRate + 1 == kPointwiseMetrics);
+// What every table of pointwise means adds after them: f1 of the mean precision and recall,
+// then the three pair metrics.
+inline constexpr const char* kF1OfMeans = "f1_of_means";
+inline constexpr const char* kPairNames[3] = {"pair_precision", "pair_recall", "pair_f1"};
 
 // out: precision, recall, f1, accuracy, jaccard_index, jaccard_distance, over_merge_rate,
 // under_merge_rate. Complements are computed from fp and fn directly, not as 1 − x, to

@@ -9,9 +9,9 @@
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
-#include "detail/line_scatter.h"
 #include "detail/parallel.h"
 #include "detail/prefetch.h"
+#include "detail/radix_partition.h"
 #include "detail/simd.h"
 
 // Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
@@ -325,51 +325,37 @@ class Aggregator {
     const size_t n = u_.group.size();
     const unsigned bits = group_bits();
     const size_t parts = ((n_groups - 1) >> bits) + 1;
-    // Each stretch of units counts, then scatters, its own units on any thread: stretch
-    // s writes partition p's records from at[s * parts + p] on, after those of the
-    // stretches before it, so each partition holds its units in unit order whatever
-    // thread wrote them.
+    // Each stretch of units counts, then scatters, its own units on any thread
+    // (detail/radix_partition.h), so each partition holds its units in unit order.
     const UnitStretches st(n);
     const size_t stretches = st.count;
-    std::vector<size_t> at(stretches * parts, 0);
+    std::vector<std::vector<size_t>> count(stretches);
     std::vector<std::vector<uint64_t>> seen(stretches);  // one bit a group: in L2
     detail::parallel_for(stretches, [&](size_t, size_t s) {
-      size_t* count = at.data() + s * parts;
+      count[s].assign(parts, 0);
+      size_t* const in_part = count[s].data();
       std::vector<uint64_t>& present = seen[s];
       present.assign((n_groups + 63) / 64, 0);
       for (size_t u = st.begin(s); u < st.end(s); ++u) {
         detail::poll_every(u);
         if (skip(u)) continue;
         const uint32_t g = u_.group[u];
-        ++count[g >> bits];
+        ++in_part[g >> bits];
         present[g >> 6] |= uint64_t(1) << (g & 63);
       }
     });
     std::vector<uint64_t>& present = seen[0];
     for (size_t s = 1; s < stretches; ++s)
       for (size_t i = 0; i < present.size(); ++i) present[i] |= seen[s][i];
-    std::vector<size_t> start(parts + 1, 0);
-    size_t placed = 0;
-    for (size_t p = 0; p < parts; ++p) {
-      start[p] = placed;
-      for (size_t s = 0; s < stretches; ++s) {
-        const size_t count = at[s * parts + p];
-        at[s * parts + p] = placed;
-        placed += count;
-      }
-    }
-    start[parts] = placed;
-    BigBuffer<Rec> order(placed);
-    detail::parallel_for(stretches, [&](size_t, size_t s) {
-      std::vector<size_t> next(at.begin() + long(s * parts), at.begin() + long((s + 1) * parts));
-      detail::LineScatter<Rec> to(order.data(), next);
+    const detail::Placement placed = detail::place(count, parts);
+    const std::vector<size_t>& start = placed.start;
+    BigBuffer<Rec> order(start[parts]);
+    detail::scatter(order.data(), placed, [&](size_t s, auto put) {
       for (size_t u = st.begin(s); u < st.end(s); ++u) {
         detail::poll_every(u);
         if (skip(u)) continue;
-        const size_t p = u_.group[u] >> bits;
-        to.put(p, next[p]++, record<Rec>(u));
+        put(u_.group[u] >> bits, record<Rec>(u));
       }
-      to.finish(next);
     });
     // Each partition's groups, summed on any thread, fill their own rows of the output.
     std::vector<size_t> row(parts + 1, 0);

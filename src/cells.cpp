@@ -9,9 +9,9 @@
 #include "detail/interner.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
-#include "detail/line_scatter.h"
 #include "detail/parallel.h"
 #include "detail/prefetch.h"
+#include "detail/radix_partition.h"
 
 namespace clusterscore {
 namespace {
@@ -232,31 +232,27 @@ RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32
   for (const std::vector<uint32_t>& chunk : count)
     for (size_t k = 0; k < buckets; ++k) total[k] += chunk[k];
   cut_blocks(total, n_rows, &b);
-  std::vector<size_t> at(b.begin.begin(), b.begin.end() - 1);
-  b.chunk_begin.resize(chunks);
-  for (size_t c = 0; c < chunks; ++c) {
-    b.chunk_begin[c] = at;
-    for (size_t k = 0; k < buckets; ++k) at[b.of_bucket[k]] += count[c][k];
-  }
+  // Each chunk's records, per block, placed after the chunks' before it (a block's records
+  // in item order: detail/radix_partition.h).
+  std::vector<std::vector<size_t>> in_block(chunks, std::vector<size_t>(b.blocks(), 0));
+  for (size_t c = 0; c < chunks; ++c)
+    for (size_t k = 0; k < buckets; ++k) in_block[c][b.of_bucket[k]] += count[c][k];
+  detail::Placement placed = detail::place(in_block, b.blocks());
   b.rec = BigBuffer<Rec>(b.begin.back());
-  for_each_chunk(n, b.chunk_items, chunks, [&](size_t c, size_t i0, size_t i1) {
-    std::vector<size_t> next = b.chunk_begin[c];
-    // A line at a time where that pays, as the join's partitions (detail/line_scatter.h).
-    // A line shared with the chunk before or after in the same block is stored plainly
-    // (LineScatter writes a stream's partial first and last lines element by element).
-    detail::LineScatter<Rec> to(b.rec.data(), next);
-    size_t* const at_next = next.data();
+  // A line shared with the chunk before or after in the same block is stored plainly
+  // (LineScatter writes a stream's partial first and last lines element by element).
+  detail::scatter(b.rec.data(), placed, [&](size_t c, auto put) {
+    const size_t i0 = c * b.chunk_items, i1 = std::min(n, i0 + b.chunk_items);
     const uint32_t *const row = rows.data(), *const col = cols.data();
     const uint32_t* const of_bucket = b.of_bucket.data();
     const unsigned shift = b.shift;
     for (size_t i = i0; i < i1; ++i) {
       detail::poll_every(i);
       if (row[i] == kNone || col[i] == kNone) continue;
-      const size_t block = of_bucket[row[i] >> shift];
-      to.put(block, at_next[block]++, make_rec<Rec>(col[i], row[i], i, weights));
+      put(of_bucket[row[i] >> shift], make_rec<Rec>(col[i], row[i], i, weights));
     }
-    to.finish(next);
   });
+  b.chunk_begin = std::move(placed.at);
   return b;
 }
 

@@ -20,6 +20,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "detail/dense_ids.h"
 #include "detail/hash.h"
 #include "detail/intern_column.h"
 #include "detail/interrupt.h"
@@ -27,6 +28,7 @@
 #include "detail/parallel.h"
 #include "detail/prefetch.h"
 #include "detail/progress.h"
+#include "detail/radix_partition.h"
 #include "join_parts.h"
 
 namespace clusterscore::join_detail {
@@ -154,7 +156,9 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
 }
 
 // One pass into partitions with room to spare (saving a first pass that counts the rows
-// of each partition); two, counting first, when rows are few or a partition overflows.
+// of each partition); two, counting first (placed as detail/radix_partition.h places), when
+// rows are few or a partition overflows. One stretch: the columns are partitioned on threads
+// of their own.
 template <class Rec, class Hash>
 Partitions<Rec> partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra,
                           const double* weight, unsigned bits) {
@@ -168,9 +172,9 @@ Partitions<Rec> partition(const Hash& hash, const IdColumn& ids, const uint32_t*
     if (scatter(hash, ids, extra, weight, bits, limit, &out)) return out;
   }
   out = Partitions<Rec>{};  // the overflowed buffers go before new ones are taken
-  std::vector<size_t> start(parts + 1, 0);
-  for (size_t r = 0; r < n; ++r) ++start[part_of(hash(ids, r), bits) + 1];
-  for (size_t p = 0; p < parts; ++p) start[p + 1] += start[p];
+  std::vector<std::vector<size_t>> count(1, std::vector<size_t>(parts, 0));
+  for (size_t r = 0; r < n; ++r) ++count[0][part_of(hash(ids, r), bits)];
+  const std::vector<size_t> start = detail::place(count, parts).start;
   out.entries = BigBuffer<Rec>(n);
   out.begin.assign(start.begin(), start.end() - 1);
   if (!scatter(hash, ids, extra, weight, bits, {start.begin() + 1, start.end()}, &out))
@@ -189,8 +193,8 @@ struct Slot {
   bool in(Seen s) const { return tag & s; }
 };
 
-// Open addressing with linear probing on the hash's low bits (the partition took the
-// high ones). Sized for a quarter full, and at most half: at 1e7 rows, half full made the
+// Open addressing with linear probing (detail::probe) on the hash's low bits (the partition took
+// the high ones). Sized for a quarter full, and at most half: at 1e7 rows, half full made the
 // partition loop 20% slower, for longer probes, although the table then fits in L2.
 // Reused across partitions: the tags tell this partition's slots from stale ones, so the
 // table is never cleared (that would be 2 MB per partition).
@@ -213,8 +217,9 @@ class PartTable {
   // The slot of `hash`; a new one (no Seen bits, for the caller to set) if absent.
   // Inlined in the three loops that call it: as a call, it kept their state in memory.
   [[gnu::always_inline]] Slot& find_or_add(uint64_t hash) {
-    size_t i = hash & mask_;
-    while (live(slots_[i]) && slots_[i].hash != hash) i = (i + 1) & mask_;
+    const size_t i = detail::probe(
+        slots_.data(), mask_, hash & mask_, [this](const Slot& s) { return !live(s); },
+        [hash](const Slot& s) { return s.hash == hash; });
     if (!live(slots_[i])) slots_[i] = Slot{hash, 0, tag_};
     return slots_[i];
   }

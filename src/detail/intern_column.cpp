@@ -36,69 +36,10 @@ bool dense_range(const IdColumn& col, int64_t* lo, size_t* span) {
   return width < (unsigned __int128)(4 * col.size + 1024) && width < kNone;
 }
 
-// Exact 64-bit keys (short strings packed with their length, and a null key) to dense
-// ids in order of first insertion. Open addressing on the top bits of a multiplicative
-// hash: packed strings differ in their low bytes, which the multiplication carries to
-// the top: faster on short strings than Interner, whose mix64 suits integer ids that
-// share their low bits.
-class ShortKeyTable {
- public:
-  std::pair<uint32_t, bool> insert(uint64_t key) {
-    size_t i = slot_of(key);
-    for (;; i = (i + 1) & (slots_.size() - 1)) {
-      Slot& s = slots_[i];
-      if (s.id == kNone) break;
-      if (s.key == key) return {s.id, false};
-    }
-    if (8 * (size_ + 1) > 5 * slots_.size()) {  // Interner's load: at most 5/8
-      grow();
-      return insert(key);
-    }
-    if (size_ >= kNone - 1) throw std::length_error("clusterscore: more than 2^32-2 distinct ids");
-    slots_[i] = Slot{key, uint32_t(size_)};
-    return {uint32_t(size_++), true};
-  }
-
-  struct Slot {
-    uint64_t key;
-    uint32_t id;
-  };
-  // The table as it is until the next insert: held in registers by the loop that reads
-  // it (through the table, every row reloaded its fields from memory).
-  // As Interner::KeyView, with this table's hash.
-  struct KeyView {
-    const Slot* slots;
-    size_t mask;
-    unsigned shift;
-    // The id of `key`, or kNone if it has none yet.
-    uint32_t find(uint64_t key) const {
-      for (size_t i = slot_of(key, shift);; i = (i + 1) & mask)
-        if (slots[i].id == kNone || slots[i].key == key) return slots[i].id;
-    }
-  };
-  KeyView key_view() const { return {slots_.data(), slots_.size() - 1, shift_}; }
-
- private:
-  static size_t slot_of(uint64_t key, unsigned shift) {
-    return size_t((key * 0x9E3779B97F4A7C15ull) >> shift);
-  }
-  size_t slot_of(uint64_t key) const { return slot_of(key, shift_); }
-  void grow() {
-    BigVector<Slot> old(2 * slots_.size(), Slot{0, kNone});
-    old.swap(slots_);
-    --shift_;
-    for (const Slot& s : old) {
-      if (s.id == kNone) continue;
-      size_t i = slot_of(s.key);
-      while (slots_[i].id != kNone) i = (i + 1) & (slots_.size() - 1);
-      slots_[i] = s;
-    }
-  }
-
-  BigVector<Slot> slots_ = BigVector<Slot>(64, Slot{0, kNone});
-  unsigned shift_ = 58;  // 64 - log2(slots)
-  size_t size_ = 0;
-};
+// Short strings packed with their length (and a null key) are exact keys, numbered with the
+// golden-ratio hash: packed strings differ in their low bytes, which Mix64 would spend more
+// operations on.
+using ShortKeyTable = DenseIds<Golden>;
 
 // A null's key: packed strings have their length (at most 7) in the top byte.
 constexpr uint64_t kNullKey = ~uint64_t(0);

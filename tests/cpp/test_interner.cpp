@@ -36,6 +36,51 @@ TEST(Interner, DenseIdsInFirstSeenOrderThroughGrowth) {
   for (size_t r = 0; r < 50000; r += 997) EXPECT_EQ(in.find(col, r), r);
 }
 
+// Every key hashed to one slot: the worst probe runs, still the same ids.
+struct OneSlot {
+  uint64_t operator()(uint64_t) const { return 0; }
+};
+
+template <class Hash>
+std::vector<uint32_t> dense_ids_of(const std::vector<uint64_t>& keys) {
+  clusterscore::detail::DenseIds<Hash> t;  // sized for none: grows many times
+  std::vector<uint32_t> ids;
+  for (uint64_t k : keys) ids.push_back(t.insert(k).first);
+  for (size_t r = 0; r < keys.size(); ++r) EXPECT_EQ(t.key_view().find(keys[r]), ids[r]);
+  EXPECT_EQ(t.key_view().find(~uint64_t(0) - 7), kNone);
+  return ids;
+}
+
+TEST(DenseIds, IdsFollowTheOrderOfInsertionWhateverTheHash) {
+  std::mt19937_64 rng(3);
+  std::vector<uint64_t> keys;
+  for (int r = 0; r < 3000; ++r) keys.push_back(rng() % 1000 == 0 ? 0 : rng() % 2000);
+  const std::vector<uint32_t> want = dense_ids_of<clusterscore::detail::Mix64>(keys);
+  EXPECT_EQ(dense_ids_of<clusterscore::detail::Golden>(keys), want);
+  EXPECT_EQ(dense_ids_of<OneSlot>(keys), want);
+  std::map<uint64_t, uint32_t> first;  // oracle: numbered as first met
+  for (size_t r = 0; r < keys.size(); ++r) {
+    first.emplace(keys[r], uint32_t(first.size()));
+    EXPECT_EQ(want[r], first[keys[r]]);
+  }
+}
+
+TEST(DenseIds, SameTellsApartIdsThatShareAKey) {
+  // Keys that are hashes of longer ids: two ids share key 5, told apart by their names.
+  const std::vector<std::string> names = {"x", "y", "x", "z", "y"};
+  const std::vector<uint64_t> keys = {5, 5, 5, 6, 5};
+  clusterscore::detail::DenseIds<OneSlot> t;
+  std::vector<std::string> name_of;
+  std::vector<uint32_t> ids;
+  for (size_t r = 0; r < keys.size(); ++r) {
+    auto [id, added] = t.insert(keys[r], [&](uint32_t i) { return name_of[i] == names[r]; });
+    if (added) name_of.push_back(names[r]);
+    ids.push_back(id);
+  }
+  EXPECT_EQ(ids, (std::vector<uint32_t>{0, 1, 0, 2, 1}));
+  EXPECT_EQ(t.size(), 3u);
+}
+
 TEST(Interner, StringsCompareBytesNotHashes) {
   cstest::Strings a({"", "a", "ab", "abcdefghi", "abcdefgh", "日本"});
   cstest::Strings b({"ab", "abcdefghi", "zz", ""});

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "detail/cell_weights.h"
 #include "detail/kahan.h"
 #include "detail/prefetch.h"
 
@@ -12,21 +13,14 @@ namespace clusterscore {
 
 namespace {
 
-// B, E, X, U of cell k, and whether its Base cluster is split / its Exp cluster merged.
-struct Sizes {
-  double b, e, x, u, bx, ex;
+// B, E, X, U of cell k (detail/cell_weights.h), and whether its Base cluster is split / its
+// Exp cluster merged.
+struct Sizes : detail::CellWeights {
   bool split, merge;
 };
 Sizes sizes_of(const CellTable& cells, size_t k) {
-  const uint32_t r = cells.row[k], c = cells.col[k];
-  const double x = cells.weight[k];
-  const double b = cells.row_weight[r], e = cells.col_weight[c];
-  // B − X and E − X are sums over the other cells of the row / column; when there
-  // are none they are exactly 0 (counts decide, not float differences).
-  const bool split = cells.count[k] < cells.row_count[r];
-  const bool merge = cells.count[k] < cells.col_count[c];
-  const double bx = split ? b - x : 0.0, ex = merge ? e - x : 0.0;
-  return {b, e, x, x + bx + ex, bx, ex, split, merge};
+  return {detail::cell_weights(cells, cells.col_weight, k), detail::splits_row(cells, k),
+          detail::merges_column(cells, k)};
 }
 
 // Cells come row by row, so their columns' marginals are read at random. Must be
@@ -45,13 +39,8 @@ MetricTable impact_cells(const CellTable& cells) {
   for (size_t k = 0; k < cells.size(); ++k) {
     prefetch_column(cells, k + detail::kPrefetch);
     const Sizes s = sizes_of(cells, k);
-    const double row[] = {s.bx / s.u,
-                          s.ex / s.u,
-                          (s.bx + s.ex) / s.u,
-                          s.x / s.u,
-                          s.bx / s.b,
-                          s.ex / s.e,
-                          (s.split || s.merge) ? 1.0 : 0.0};
+    const double row[] = {s.bx / s.u(), s.ex / s.u(), (s.bx + s.ex) / s.u(),           s.x / s.u(),
+                          s.bx / s.b,   s.ex / s.e,   (s.split || s.merge) ? 1.0 : 0.0};
     t.push_row(row);
   }
   return t;
@@ -62,7 +51,7 @@ MetricTable impact_cell_sizes(const CellTable& cells) {
   for (size_t k = 0; k < cells.size(); ++k) {
     prefetch_column(cells, k + detail::kPrefetch);
     const Sizes s = sizes_of(cells, k);
-    const double row[] = {s.b, s.e, s.x, s.u};
+    const double row[] = {s.b, s.e, s.x, s.u()};
     t.push_row(row);
   }
   return t;
@@ -89,10 +78,6 @@ ImpactSummary impact_summary(const CellTable& cells, const MetricTable& impact) 
   for (uint32_t n : cells.col_cells) s.exp_clusters_merged += n >= 2;
   return s;
 }
-
-}  // namespace clusterscore
-
-namespace clusterscore {
 
 void add_impact_derived(GroupTable* g) {
   const BigVector<double>& share = g->columns[ImpactColumn::kAffected];

@@ -1,5 +1,6 @@
 #include "clusterscore/pointwise.h"
 
+#include "detail/cell_weights.h"
 #include "detail/pointwise_row.h"
 #include "detail/prefetch.h"
 
@@ -10,15 +11,14 @@
 namespace clusterscore {
 namespace {
 
-// tp, fp, fn, tn of cell k: the weights every pointwise metric is made of.
+// tp, fp, fn, tn of cell k (detail/cell_weights.h): the weights every pointwise metric is
+// made of.
 struct Counts {
   double tp, fp, fn, tn;
 };
 Counts counts_of(const CellTable& cells, const ActualMarginals& m, size_t k) {
-  const double tp = cells.weight[k];
-  const double fp = m.col_weight[cells.col[k]] - tp;
-  const double fn = cells.row_weight[cells.row[k]] - tp;
-  return {tp, fp, fn, m.total - tp - fp - fn};
+  const detail::CellWeights w = detail::cell_weights(cells, m.col_weight, k);
+  return {w.x, w.ex, w.bx, m.total - w.x - w.ex - w.bx};
 }
 
 // Cells come row by row, so their columns' marginals are read at random. Must be

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "detail/cell_weights.h"
 #include "detail/interner.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
@@ -72,7 +73,7 @@ struct Segments {
   }
 };
 
-struct CellParts {
+struct CellParts {                          // detail/cell_weights.h
   double split = 0, merge = 0, stable = 0;  // B − X, E − X, X (affected only)
 };
 
@@ -96,12 +97,11 @@ class Sampler {
     for (uint32_t p = 0; p < rows_.member.size(); ++p) row_pos_[rows_.member[p]] = p;
     for (uint32_t p = 0; p < cols_.member.size(); ++p) col_pos_[cols_.member[p]] = p;
     for (size_t k = 0; k < cells_.size(); ++k) {
-      const uint32_t r = cells_.row[k], q = cells_.col[k];
-      const double x = cells_.weight[k];
+      const detail::CellWeights w = detail::cell_weights(cells_, cells_.col_weight, k);
       CellParts& p = parts_[k];
-      if (cells_.count[k] < cells_.row_count[r]) p.split = cells_.row_weight[r] - x;
-      if (cells_.count[k] < cells_.col_count[q]) p.merge = cells_.col_weight[q] - x;
-      if (p.split > 0 || p.merge > 0) p.stable = x;
+      if (detail::splits_row(cells_, k)) p.split = w.bx;
+      if (detail::merges_column(cells_, k)) p.merge = w.ex;
+      if (p.split > 0 || p.merge > 0) p.stable = w.x;
     }
   }
 

@@ -1,6 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 #include "clusterscore/comparison.h"
+#include "detail/cell_weights.h"
 #include "helpers.h"
 
 using namespace clusterscore;
@@ -41,4 +45,35 @@ TEST(Impact, IdenticalClusteringsChangeNothing) {
   EXPECT_EQ(o.column("jaccard_distance")[0], 0.0);
   EXPECT_EQ(c.impact().affected_items, 0u);
   EXPECT_EQ(c.impact().unaffected_jaccard_index, 1.0);
+}
+
+// The kernel's B − X and E − X are plain subtractions; where the cell is its whole row
+// (column) they must be exactly 0, as the counts say, whatever the weights' rounding.
+TEST(CellWeights, AWholeRowOrColumnLeavesExactlyZero) {
+  std::mt19937_64 rng(7);
+  std::vector<uint32_t> rows(20000), cols(20000);
+  std::vector<double> w(20000);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i] = uint32_t(rng() % 3000);
+    cols[i] = rng() % 50 == 0 ? uint32_t(rng() % 2500) : rows[i];  // many whole rows
+    w[i] = 0.1 + double(rng() % 1000) / 7.0;
+  }
+  const clusterscore::CellTable cells =
+      clusterscore::build_cells(rows, cols, w.data(), 3000, 3000, nullptr);
+  size_t whole_rows = 0, whole_cols = 0;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    const auto x = clusterscore::detail::cell_weights(cells, cells.col_weight, k);
+    if (!clusterscore::detail::splits_row(cells, k)) {
+      EXPECT_EQ(x.bx, 0.0) << k;
+      ++whole_rows;
+    } else {
+      EXPECT_GT(x.bx, 0.0) << k;
+    }
+    if (!clusterscore::detail::merges_column(cells, k)) {
+      EXPECT_EQ(x.ex, 0.0) << k;
+      ++whole_cols;
+    }
+  }
+  EXPECT_GT(whole_rows, 100u);
+  EXPECT_GT(whole_cols, 100u);
 }

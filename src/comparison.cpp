@@ -97,19 +97,31 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
 
 }  // namespace
 
+const FamilyKernel& family_kernel(MetricFamily family) {
+  static const FamilyKernel pointwise{
+      pointwise_cells, pointwise_cell_counts, {}, add_pointwise_derived, true};
+  static const FamilyKernel impact{
+      [](const CellTable& c, const ActualMarginals&) { return impact_cells(c); },
+      [](const CellTable& c, const ActualMarginals&) { return impact_cell_sizes(c); },
+      {{kImpactNames[ImpactColumn::kAffected], "affected_share"}},
+      add_impact_derived,
+      false};
+  return family == MetricFamily::kPointwise ? pointwise : impact;
+}
+
 Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
                        MetricFamily family, TruthScope scope)
     : family_(family), scope_(scope), joined_(join(a, b, items)) {
-  const bool pointwise = family == MetricFamily::kPointwise;
+  const FamilyKernel& f = family_kernel(family);
   // Squared weights for the pair metrics' sums over cells; classic() counts.
   detail::poll_interrupt();
   cells_ =
-      build_cells(joined_, &cell_of_item_, pointwise ? WeightSquares::kSum : WeightSquares::kSkip);
+      build_cells(joined_, &cell_of_item_, f.pairs ? WeightSquares::kSum : WeightSquares::kSkip);
   if (cells_.total_count == 0) no_common_items(joined_);
   detail::poll_interrupt();
-  if (pointwise && scope == TruthScope::kEntities) whole_actual_clusters();
-  metrics_ = pointwise ? pointwise_cells(cells_, marginals()) : impact_cells(cells_);
-  pair_cells_ok_ = pointwise && pair_sums_by_cell(cells_, marginals());
+  if (f.pairs && scope == TruthScope::kEntities) whole_actual_clusters();
+  metrics_ = f.cell_metrics(cells_, marginals());
+  pair_cells_ok_ = f.pairs && pair_sums_by_cell(cells_, marginals());
 }
 
 void Comparison::whole_actual_clusters() {
@@ -152,14 +164,14 @@ std::vector<double> inverse_size_design(const JoinedClusterings& j) {
 }
 
 MetricTable Comparison::cell_counts() const {
-  return family_ == MetricFamily::kPointwise ? pointwise_cell_counts(cells_, marginals())
-                                             : impact_cell_sizes(cells_);
+  return family_kernel(family_).cell_counts(cells_, marginals());
 }
 
 GroupTable Comparison::aggregate_units(const Units& u, size_t n_groups) const {
-  if (family_ == MetricFamily::kImpact) {
-    GroupTable t = aggregate(metrics_, u, n_groups, {{"affected", "affected_share"}});
-    add_impact_derived(&t);
+  const FamilyKernel& f = family_kernel(family_);
+  if (!f.pairs) {
+    GroupTable t = aggregate(metrics_, u, n_groups, f.rename);
+    f.add_derived(&t);
     return t;
   }
   Units scaled = u;
@@ -176,9 +188,9 @@ GroupTable Comparison::aggregate_units(const Units& u, size_t n_groups) const {
   // The means and the pair sums read the same units apart: one thread each.
   GroupTable t;
   PairSums pairs;
-  detail::parallel_invoke([&] { t = aggregate(metrics_, scaled, n_groups); },
+  detail::parallel_invoke([&] { t = aggregate(metrics_, scaled, n_groups, f.rename); },
                           [&] { pairs = pair_sums_of(u, n_groups); });
-  add_pointwise_derived(&t);
+  f.add_derived(&t);
   add_pair_metrics(&t, pairs);
   if (!design_.empty())
     for (size_t i = 0; i < t.size(); ++i) t.weight[i] = pairs.weight[t.group[i]];

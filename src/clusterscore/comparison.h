@@ -9,6 +9,7 @@
 #include "clusterscore/aggregate.h"
 #include "clusterscore/cells.h"
 #include "clusterscore/clustering.h"
+#include "clusterscore/family.h"
 #include "clusterscore/impact.h"
 #include "clusterscore/metric_table.h"
 #include "clusterscore/pointwise.h"
@@ -16,10 +17,6 @@
 
 namespace clusterscore {
 
-enum class MetricFamily {
-  kPointwise,  // docs/metrics.md: A is the truth, B the actual clustering
-  kImpact,     // docs/metrics.md, diff: A is Base, B is Exp
-};
 enum class Side { kA, kB };
 
 // Items grouped by the values of one or more items-table columns.

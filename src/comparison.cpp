@@ -300,6 +300,28 @@ ImpactSummary Comparison::impact() const {
   return impact_summary(cells_, metrics_);
 }
 
+std::vector<uint32_t> Comparison::items_rows(std::span<const uint32_t> items) const {
+  std::vector<uint32_t> rows(items.size(), kNone);
+  for (size_t n = 0; n < items.size(); ++n) {
+    if (items[n] >= joined_.n_items()) throw std::out_of_range("clusterscore: item index");
+    if (!joined_.items_row.empty()) rows[n] = joined_.items_row[items[n]];
+  }
+  return rows;
+}
+
+ClusterFlows Comparison::flows() const {
+  if (family_ != MetricFamily::kImpact)
+    throw std::logic_error("clusterscore: flows() on a pointwise comparison");
+  ClusterFlows f{changed_flows(cells_), {}, {}};
+  f.a_cluster_row.resize(f.flows.row.size());
+  f.b_cluster_row.resize(f.flows.col.size());
+  for (size_t n = 0; n < f.flows.row.size(); ++n) {
+    f.a_cluster_row[n] = joined_.a_cluster_first_row[f.flows.row[n]];
+    f.b_cluster_row[n] = joined_.b_cluster_first_row[f.flows.col[n]];
+  }
+  return f;
+}
+
 BigVector<uint32_t> Comparison::common_items() const {
   BigVector<uint32_t> out;
   // A unit stands for several items: there are at most as many as joined rows.

@@ -4,6 +4,7 @@
 #include "clusterscore/classic.h"
 #include "clusterscore/error.h"
 #include "clusterscore/estimate.h"
+#include "clusterscore/fingerprint.h"
 #include "clusterscore/ids.h"
 #include "clusterscore/inputs.h"
 #include "clusterscore/interrupt.h"

@@ -117,7 +117,10 @@ void bind_classic(nb::module_& m) {
   m.def("classic_from_labels", &classic_from_labels, nb::arg("a"), nb::arg("b"),
         nb::arg("weights").none(), nb::arg("average"), nb::arg("beta"), nb::arg("ami"),
         nb::arg("matching"));
-  m.def("classic_from_cells", &classic_from_cells);
+  m.def("classic_from_cells", &classic_from_cells, nb::arg("n_rows"), nb::arg("n_cols"),
+        nb::arg("rows"), nb::arg("cols"), nb::arg("counts"), nb::arg("weights"),
+        nb::arg("weights_sq"), nb::arg("weighted"), nb::arg("average"), nb::arg("beta"),
+        nb::arg("ami"), nb::arg("matching"));
   m.def("label_cells", &label_cells, nb::arg("a"), nb::arg("b"), nb::arg("weights").none());
 }
 

@@ -112,20 +112,14 @@ nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
 
 // Changed (Base cluster, Exp cluster) flows, largest first.
 nb::dict flows_dict(const Comparison& c) {
-  FlowTable f = changed_flows(c.cells());
-  const JoinedClusterings& j = c.joined();
-  BigVector<uint64_t> a_row(f.row.size()), b_row(f.col.size());
-  for (size_t n = 0; n < f.row.size(); ++n) {
-    a_row[n] = j.a_cluster_first_row[f.row[n]];
-    b_row[n] = j.b_cluster_first_row[f.col[n]];
-  }
+  ClusterFlows f = c.flows();
   nb::dict d;
-  d["a_cluster_row"] = to_numpy(std::move(a_row));
-  d["b_cluster_row"] = to_numpy(std::move(b_row));
-  d["items"] = to_numpy(std::move(f.items));
-  d["weight"] = to_numpy(std::move(f.weight));
-  d["share_of_base"] = to_numpy(std::move(f.share_of_base));
-  d["share_of_exp"] = to_numpy(std::move(f.share_of_exp));
+  d["a_cluster_row"] = to_numpy(std::move(f.a_cluster_row));
+  d["b_cluster_row"] = to_numpy(std::move(f.b_cluster_row));
+  d["items"] = to_numpy(std::move(f.flows.items));
+  d["weight"] = to_numpy(std::move(f.flows.weight));
+  d["share_of_base"] = to_numpy(std::move(f.flows.share_of_base));
+  d["share_of_exp"] = to_numpy(std::move(f.flows.share_of_exp));
   return d;
 }
 
@@ -226,22 +220,28 @@ void bind_comparison(nb::module_& m) {
            nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"), nb::arg("items").none(),
            nb::arg("weights").none(), nb::arg("family"), nb::arg("scope"),
            nb::arg("counts").none() = nb::none(), nb::arg("weights_sq").none() = nb::none())
-      .def("set_design", &Comparison::set_design)
+      .def("set_design", &Comparison::set_design, nb::arg("design"))
       .def("inverse_size_design",
            [](const Comparison& c) { return to_numpy(inverse_size_design(c.joined())); })
       .def("coverage", &Comparison::coverage)
       .def("impact", &Comparison::impact)
       .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })
-      .def("by_cluster", [](const Comparison& c, Side s) { return group_dict(c.by_cluster(s)); })
-      .def("by_items",
-           [](const Comparison& c, const ItemGrouping& g) { return group_dict(c.by_items(g)); })
-      .def("group_items",
-           [](const Comparison& c, const nb::list& cols) {
-             Columns column;
-             std::vector<IdColumn> v;
-             for (nb::handle h : cols) v.push_back(column(h));
-             return c.group_items(v);
-           })
+      .def(
+          "by_cluster", [](const Comparison& c, Side s) { return group_dict(c.by_cluster(s)); },
+          nb::arg("side"))
+      .def(
+          "by_items",
+          [](const Comparison& c, const ItemGrouping& g) { return group_dict(c.by_items(g)); },
+          nb::arg("grouping"))
+      .def(
+          "group_items",
+          [](const Comparison& c, const nb::list& cols) {
+            Columns column;
+            std::vector<IdColumn> v;
+            for (nb::handle h : cols) v.push_back(column(h));
+            return c.group_items(v);
+          },
+          nb::arg("columns"))
       .def("common_items", [](const Comparison& c) { return to_numpy(c.common_items()); })
       .def("cell_counts",
            [](const Comparison& c) {
@@ -249,20 +249,16 @@ void bind_comparison(nb::module_& m) {
              return c.cell_counts();
            })
       .def("per_item", &per_item_dict, nb::arg("items"), nb::arg("counts"))
-      .def("sample_pairs", &sample_dict)
-      .def("sample_unit_pairs", &unit_draws_dict)
-      .def("items_rows",
-           [](const Comparison& c, const Array<uint32_t>& items) {
-             // The items-table row of each given joined item (kNone without one).
-             const JoinedClusterings& j = c.joined();
-             std::vector<uint32_t> rows(items.shape(0), kNone);
-             for (size_t n = 0; n < rows.size(); ++n) {
-               const uint32_t i = items.data()[n];
-               if (i >= j.n_items()) throw std::out_of_range("clusterscore: item index");
-               if (!j.items_row.empty()) rows[n] = j.items_row[i];
-             }
-             return to_numpy(std::move(rows));
-           })
+      .def("sample_pairs", &sample_dict, nb::arg("pairs"), nb::arg("stable_pairs"), nb::arg("mode"),
+           nb::arg("seed"))
+      .def("sample_unit_pairs", &unit_draws_dict, nb::arg("pairs"), nb::arg("stable_pairs"),
+           nb::arg("mode"), nb::arg("seed"))
+      .def(
+          "items_rows",
+          [](const Comparison& c, const Array<uint32_t>& items) {
+            return to_numpy(c.items_rows({items.data(), items.shape(0)}));
+          },
+          nb::arg("items"))
       .def("sample_totals", [](const Comparison& c) { return totals_dict(sample_totals(c)); })
       .def("flows", &flows_dict)
       .def("classic",
@@ -283,7 +279,7 @@ void bind_comparison(nb::module_& m) {
             return nb::ndarray<nb::numpy, const uint64_t, nb::ndim<1>>(v.data(), {v.size()},
                                                                        nb::handle());
           },
-          nb::rv_policy::reference_internal);
+          nb::arg("side"), nb::rv_policy::reference_internal);
 }
 
 }  // namespace clusterscore::bindings

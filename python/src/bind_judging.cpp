@@ -189,27 +189,36 @@ void bind_judging(nb::module_& m) {
       .def("estimate", &estimate_list)
       .def("shares", &shares_dict)
       .def("contributions", &contributions_dict, nb::arg("values"));
-  m.def("plan_pairs",
-        [](const nb::dict& totals, double same_split, double same_merge, double same_stable,
-           double half_width, double confidence, const std::vector<std::string>& metrics) {
-          const Plan p = plan_pairs(PlanRequest{totals_of(totals), same_split, same_merge,
-                                                same_stable, half_width, confidence, metrics});
-          nb::dict d, h;
-          d["pairs"] = p.pairs;
-          d["stable_pairs"] = p.stable_pairs;
-          d["judgements"] = p.judgements;
-          for (const auto& [name, value] : p.predicted_half_width) h[name.c_str()] = value;
-          d["predicted_half_width"] = h;
-          return d;
-        });
-  m.def("match_pairs", [](nb::handle si, nb::handle sj, nb::handle vi, nb::handle vj) {
-    Columns column;
-    return to_numpy(match_pairs(column(si), column(sj), column(vi), column(vj)));
-  });
-  m.def("fingerprint", [](nb::handle items, nb::handle clusters) {
-    Columns column;
-    return fingerprint(ClusteringInput{"", column(items), column(clusters)});
-  });
+  m.def(
+      "plan_pairs",
+      [](const nb::dict& totals, double same_split, double same_merge, double same_stable,
+         double half_width, double confidence, const std::vector<std::string>& metrics) {
+        const Plan p = plan_pairs(PlanRequest{totals_of(totals), same_split, same_merge,
+                                              same_stable, half_width, confidence, metrics});
+        nb::dict d, h;
+        d["pairs"] = p.pairs;
+        d["stable_pairs"] = p.stable_pairs;
+        d["judgements"] = p.judgements;
+        for (const auto& [name, value] : p.predicted_half_width) h[name.c_str()] = value;
+        d["predicted_half_width"] = h;
+        return d;
+      },
+      nb::arg("totals"), nb::arg("same_split"), nb::arg("same_merge"), nb::arg("same_stable"),
+      nb::arg("half_width"), nb::arg("confidence"), nb::arg("metrics"));
+  m.def(
+      "match_pairs",
+      [](nb::handle si, nb::handle sj, nb::handle vi, nb::handle vj) {
+        Columns column;
+        return to_numpy(match_pairs(column(si), column(sj), column(vi), column(vj)));
+      },
+      nb::arg("sample_i"), nb::arg("sample_j"), nb::arg("verdict_i"), nb::arg("verdict_j"));
+  m.def(
+      "fingerprint",
+      [](nb::handle items, nb::handle clusters) {
+        Columns column;
+        return fingerprint(ClusteringInput{"", column(items), column(clusters)});
+      },
+      nb::arg("items"), nb::arg("clusters"));
   m.def(
       "items_fingerprint",
       [](nb::handle items, nb::object weights) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "clusterscore/big_vector.h"
+#include "clusterscore/fingerprint.h"
 #include "clusterscore/ids.h"
 #include "clusterscore/inputs.h"
 
@@ -43,18 +44,6 @@ struct JoinedClusterings {
   size_t n_b_clusters() const { return b_cluster_first_row.size(); }
   bool in_both(size_t item) const { return a_cluster[item] != kNone && b_cluster[item] != kNone; }
 };
-
-// An order-independent 64-bit fingerprint of a clustering's (item, cluster) rows, or
-// of an items table's (item, weight) rows: equal inputs give equal fingerprints whatever
-// their row order. O(rows).
-uint64_t fingerprint(const ClusteringInput& c);
-uint64_t fingerprint(const ItemsInput& t);
-
-// The fingerprint of an input cut into parts (a distributed table's partitions or
-// batches), from each part's fingerprint and rows: equal to fingerprint() of all the rows
-// at once. `items`: the parts are of an items table, else of a clustering. O(parts).
-uint64_t combine_fingerprints(const std::vector<uint64_t>& parts, const std::vector<uint64_t>& rows,
-                              bool items);
 
 // Joins A, B and the optional items table on item id. The item-id columns must all
 // be integers or all strings (callers convert); cluster ids may be of either kind.

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "clusterscore/aggregate.h"
@@ -38,6 +39,12 @@ struct PerItemRows {
   std::vector<BigVector<double>> columns;  // one per name, one value per item
 };
 
+// changed_flows(), each flow with the first rows of A and B that name its clusters.
+struct ClusterFlows {
+  FlowTable flows;
+  BigVector<uint64_t> a_cluster_row, b_cluster_row;
+};
+
 class Comparison {
  public:
   // Throws InputError as join() does, and when A and B share no item.
@@ -70,6 +77,7 @@ class Comparison {
   // nulls allowed and form their own value). Requires an items table.
   ItemGrouping group_items(const std::vector<IdColumn>& columns) const;
   ImpactSummary impact() const;  // kImpact only
+  ClusterFlows flows() const;    // kImpact only
 
   // Common items in item order (so in A's row order): item index, cell index.
   BigVector<uint32_t> common_items() const;
@@ -78,6 +86,9 @@ class Comparison {
   // once by a caller that asks for the rows a slice of the items at a time).
   PerItemRows per_item(std::span<const uint32_t> items, const MetricTable& counts) const;
   const BigVector<uint32_t>& cell_of_item() const { return cell_of_item_; }
+  // The items-table row of each joined item in `items` (kNone for one without, and for all
+  // without an items table); std::out_of_range for an index that is no joined item.
+  std::vector<uint32_t> items_rows(std::span<const uint32_t> items) const;
 
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;

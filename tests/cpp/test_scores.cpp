@@ -134,3 +134,26 @@ TEST(Scores, ClassicScoresOfLabelsAreThoseOfTheirCells) {
   EXPECT_EQ(want.clustering_error, got.clustering_error);
   EXPECT_EQ(want.bcubed_f_score, got.bcubed_f_score);
 }
+
+TEST(Scores, FlowsNameTheirClustersByFirstRowAndItemRowsAreChecked) {
+  const std::vector<int64_t> items = {1, 2, 3, 4}, base = {7, 7, 8, 8}, exp = {5, 6, 6, 6};
+  const cs::ClusteringInput b{"base", cstest::ints(items), cstest::ints(base)};
+  const cs::ClusteringInput e{"exp", cstest::ints(items), cstest::ints(exp)};
+  const cs::ItemsInput w{cstest::ints(items), nullptr};
+  const cs::Comparison c(b, e, &w, cs::MetricFamily::kImpact);
+  const cs::ClusterFlows f = c.flows();
+  ASSERT_EQ(f.flows.row.size(), 3u);  // {1}→5, {2}→6, {3,4}→6: every cell changed
+  for (size_t n = 0; n < 3; ++n) {
+    EXPECT_EQ(base[f.a_cluster_row[n]], base[c.joined().a_cluster_first_row[f.flows.row[n]]]);
+    EXPECT_EQ(exp[f.b_cluster_row[n]], exp[c.joined().b_cluster_first_row[f.flows.col[n]]]);
+  }
+  EXPECT_EQ(exp[f.b_cluster_row[0]], 6);  // the largest flow: {3, 4} from 8 into 6
+  EXPECT_EQ(base[f.a_cluster_row[0]], 8);
+  const std::vector<uint32_t> ask = {3, 0};
+  EXPECT_EQ(c.items_rows(ask), (std::vector<uint32_t>{3, 0}));
+  const std::vector<uint32_t> bad = {4};
+  EXPECT_THROW(c.items_rows(bad), std::out_of_range);
+  const cs::Comparison p(b, e, nullptr, cs::MetricFamily::kPointwise);
+  EXPECT_THROW(p.flows(), std::logic_error);
+  EXPECT_EQ(p.items_rows(ask), (std::vector<uint32_t>{cs::kNone, cs::kNone}));
+}

@@ -36,32 +36,40 @@ const std::vector<double>& ScoreTable::column(std::string_view name) const {
   throw std::out_of_range("clusterscore: no column '" + std::string(name) + "' in this table");
 }
 
+namespace {
+
+// What evaluate() and diff() both return, in the order of their first fields.
+struct Levels {
+  Coverage coverage;
+  ScoreTable overall, per_a, per_b;
+  std::vector<uint64_t> a_row, b_row;
+};
+
+Levels levels_of(const Comparison& c) {
+  return {c.coverage(),
+          to_scores(c.overall()),
+          to_scores(c.by_cluster(Side::kA)),
+          to_scores(c.by_cluster(Side::kB)),
+          to_vector(c.joined().a_cluster_first_row),
+          to_vector(c.joined().b_cluster_first_row)};
+}
+
+}  // namespace
+
 Evaluation evaluate(const ClusteringInput& truth, const ClusteringInput& actual,
                     const ItemsInput* items, const EvaluateOptions& options) {
   Comparison c(truth, actual, items, MetricFamily::kPointwise, options.scope);
   if (!options.cluster_weights.empty()) c.set_design(options.cluster_weights);
-  Evaluation e;
-  e.coverage = c.coverage();
-  e.overall = to_scores(c.overall());
-  e.per_truth_cluster = to_scores(c.by_cluster(Side::kA));
-  e.per_actual_cluster = to_scores(c.by_cluster(Side::kB));
-  e.truth_cluster_row = to_vector(c.joined().a_cluster_first_row);
-  e.actual_cluster_row = to_vector(c.joined().b_cluster_first_row);
-  return e;
+  Levels l = levels_of(c);
+  return {l.coverage,         std::move(l.overall), std::move(l.per_a),
+          std::move(l.per_b), std::move(l.a_row),   std::move(l.b_row)};
 }
 
 DiffResult diff(const ClusteringInput& base, const ClusteringInput& exp, const ItemsInput* items) {
   const Comparison c(base, exp, items, MetricFamily::kImpact);
-  DiffResult d;
-  d.coverage = c.coverage();
-  d.summary = c.impact();
-  d.totals = sample_totals(c);
-  d.overall = to_scores(c.overall());
-  d.per_base_cluster = to_scores(c.by_cluster(Side::kA));
-  d.per_exp_cluster = to_scores(c.by_cluster(Side::kB));
-  d.base_cluster_row = to_vector(c.joined().a_cluster_first_row);
-  d.exp_cluster_row = to_vector(c.joined().b_cluster_first_row);
-  return d;
+  Levels l = levels_of(c);
+  return {l.coverage,         std::move(l.overall), std::move(l.per_a), std::move(l.per_b),
+          std::move(l.a_row), std::move(l.b_row),   c.impact(),         sample_totals(c)};
 }
 
 PairSampleTable sample_pairs(const ClusteringInput& base, const ClusteringInput& exp,

@@ -80,10 +80,10 @@ Evaluation evaluate(const ClusteringInput& truth, const ClusteringInput& actual,
 // multiplies by.
 struct DiffResult {
   Coverage coverage;  // A is Base, B is Exp
-  ImpactSummary summary;
-  SampleTotals totals;
   ScoreTable overall, per_base_cluster, per_exp_cluster;
   std::vector<uint64_t> base_cluster_row, exp_cluster_row;
+  ImpactSummary summary;
+  SampleTotals totals;
 };
 
 // Throws as evaluate() does. O(items) expected.

@@ -6,29 +6,15 @@
 namespace clusterscore {
 
 IdColumn IdColumn::of_ints(const int64_t* values, size_t n) {
-  IdColumn c;
-  c.type = Type::kInt64;
-  c.size = n;
-  c.ints = values;
-  return c;
+  return {.type = Type::kInt64, .size = n, .ints = values};
 }
 
 IdColumn IdColumn::of_strings(const char* chars, const int32_t* offsets, size_t n) {
-  IdColumn c;
-  c.type = Type::kString32;
-  c.size = n;
-  c.chars = chars;
-  c.offsets32 = offsets;
-  return c;
+  return {.type = Type::kString32, .size = n, .chars = chars, .offsets32 = offsets};
 }
 
 IdColumn IdColumn::of_strings(const char* chars, const int64_t* offsets, size_t n) {
-  IdColumn c;
-  c.type = Type::kString64;
-  c.size = n;
-  c.chars = chars;
-  c.offsets64 = offsets;
-  return c;
+  return {.type = Type::kString64, .size = n, .chars = chars, .offsets64 = offsets};
 }
 
 std::string IdColumn::repr(size_t row) const {

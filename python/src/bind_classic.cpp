@@ -72,12 +72,8 @@ nb::dict classic_from_labels(nb::handle a, nb::handle b, nb::object weights, Ave
   const IdColumn ca = column(a), cb = column(b);
   Array<double> held;
   const double* w = label_weights(weights, ca.size, &held);
-  ClassicScores s;
-  {
-    nb::gil_scoped_release release;
-    s = classic_scores(ca, cb, w, classic_options(w != nullptr, average, beta, ami, matching));
-  }
-  return scores_dict(s, w != nullptr);
+  const ClassicOptions o = classic_options(w != nullptr, average, beta, ami, matching);
+  return scores_dict(without_gil([&] { return classic_scores(ca, cb, w, o); }), w != nullptr);
 }
 
 nb::dict classic_from_cells(size_t n_rows, size_t n_cols, std::vector<uint32_t> rows,

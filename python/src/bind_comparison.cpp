@@ -96,12 +96,8 @@ nb::dict group_dict(GroupTable&& g) {
 // Comparison::per_item() as a dict of arrays: b_cluster_row, weight, then its columns.
 nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
                        const MetricTable& counts) {
-  PerItemRows rows;
-  {
-    // Without the GIL: the CLI builds the next batch while pyarrow writes the last one.
-    nb::gil_scoped_release release;
-    rows = c.per_item({item_index.data(), item_index.shape(0)}, counts);
-  }
+  PerItemRows rows =
+      without_gil([&] { return c.per_item({item_index.data(), item_index.shape(0)}, counts); });
   nb::dict d;
   d["b_cluster_row"] = to_numpy(std::move(rows.b_cluster_first_row));
   d["weight"] = to_numpy(std::move(rows.weight));
@@ -188,20 +184,8 @@ void bind_comparison(nb::module_& m) {
       [](const Comparison& c, const ItemGrouping* g) -> nb::object {
         const bool cells =
             c.family() == MetricFamily::kPointwise && c.scope() == TruthScope::kCommon;
-        if (cells) {
-          CellSums s;
-          {
-            nb::gil_scoped_release release;
-            s = cell_sums(c, g);
-          }
-          return nb::cast(std::move(s));
-        }
-        ClusterSums s;
-        {
-          nb::gil_scoped_release release;
-          s = truth_cluster_sums(c, g);
-        }
-        return nb::cast(std::move(s));
+        if (cells) return nb::cast(without_gil([&] { return cell_sums(c, g); }));
+        return nb::cast(without_gil([&] { return truth_cluster_sums(c, g); }));
       },
       nb::arg("comparison"), nb::arg("grouping").none());
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
@@ -244,10 +228,7 @@ void bind_comparison(nb::module_& m) {
           nb::arg("columns"))
       .def("common_items", [](const Comparison& c) { return to_numpy(c.common_items()); })
       .def("cell_counts",
-           [](const Comparison& c) {
-             nb::gil_scoped_release release;
-             return c.cell_counts();
-           })
+           [](const Comparison& c) { return without_gil([&] { return c.cell_counts(); }); })
       .def("per_item", &per_item_dict, nb::arg("items"), nb::arg("counts"))
       .def("sample_pairs", &sample_dict, nb::arg("pairs"), nb::arg("stable_pairs"), nb::arg("mode"),
            nb::arg("seed"))
@@ -263,12 +244,8 @@ void bind_comparison(nb::module_& m) {
       .def("flows", &flows_dict)
       .def("classic",
            [](const Comparison& c) {
-             ClassicScores s;
-             {
-               nb::gil_scoped_release release;
-               s = classic_scores(c.cells(), ClassicOptions{});
-             }
-             return scores_dict(s, false);
+             return scores_dict(
+                 without_gil([&] { return classic_scores(c.cells(), ClassicOptions{}); }), false);
            })
       .def(
           "cluster_first_rows",

@@ -40,11 +40,8 @@ void add_shared_columns(Table& t, nb::dict* d) {
 
 nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, SampleMode mode,
                      uint64_t seed) {
-  PairSampleTable t;
-  {
-    nb::gil_scoped_release release;
-    t = sample_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed});
-  }
+  PairSampleTable t =
+      without_gil([&] { return sample_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed}); });
   nb::dict d;
   d["item_i"] = to_numpy(std::move(t.item_i));
   d["item_j"] = to_numpy(std::move(t.item_j));
@@ -55,11 +52,8 @@ nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
 
 nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
                          SampleMode mode, uint64_t seed) {
-  UnitPairDraws t;
-  {
-    nb::gil_scoped_release release;
-    t = sample_unit_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed});
-  }
+  UnitPairDraws t = without_gil(
+      [&] { return sample_unit_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed}); });
   nb::dict d;
   d["unit_i"] = to_numpy(std::move(t.unit_i));
   d["unit_j"] = to_numpy(std::move(t.unit_j));

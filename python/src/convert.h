@@ -30,6 +30,15 @@ namespace nb = nanobind;
 template <class T>
 using Array = nb::ndarray<const T, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
+// f()'s result, computed with the GIL released: other Python threads run meanwhile (the
+// command line writes one batch while the core makes the next), and Ctrl-C is polled by
+// the core's own check.
+template <class F>
+auto without_gil(F f) {
+  nb::gil_scoped_release release;
+  return f();
+}
+
 // Moves (or copies) a std::vector / BigVector into a numpy array that owns it.
 template <class V>
 nb::object to_numpy(V&& v) {

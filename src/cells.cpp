@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "detail/interner.h"
 #include "detail/interrupt.h"
@@ -175,32 +176,37 @@ struct RowBlocks {
   size_t chunks() const { return chunk_begin.size(); }
 };
 
+// Chunk c of n items: items [first, end).
+std::pair<size_t, size_t> chunk_bounds(size_t c, size_t n, size_t chunk_items) {
+  return {c * chunk_items, std::min(n, (c + 1) * chunk_items)};
+}
+
 // Calls f(chunk, first item, end item) for every chunk of n items, in parallel.
 template <class F>
 void for_each_chunk(size_t n, size_t chunk_items, size_t chunks, F f) {
-  detail::parallel_for(
-      chunks, [&](size_t, size_t c) { f(c, c * chunk_items, std::min(n, (c + 1) * chunk_items)); });
+  detail::parallel_for(chunks, [&](size_t, size_t c) {
+    const auto [i0, i1] = chunk_bounds(c, n, chunk_items);
+    f(c, i0, i1);
+  });
 }
 
 // Rows [0, n_rows) cut into blocks at bucket boundaries (b->of_bucket gets each bucket's
-// block). A bucket heavier than kBlockItems makes a block of its own.
+// block). A bucket heavier than kBlockItems makes a block of its own. (Where each block's
+// records begin comes from placing them: split_rows().)
 template <class Rec>
 void cut_blocks(const std::vector<uint32_t>& count, size_t n_rows, RowBlocks<Rec>* b) {
   b->first_row.assign(1, 0);
-  b->begin.assign(1, 0);
   b->of_bucket.resize(count.size());
   size_t held = 0;
   for (size_t k = 0; k < count.size(); ++k) {
     if (held > 0 && held + count[k] > kBlockItems) {
       b->first_row.push_back(uint32_t(k << b->shift));
-      b->begin.push_back(b->begin.back() + held);
       held = 0;
     }
     b->of_bucket[k] = uint32_t(b->first_row.size() - 1);
     held += count[k];
   }
   b->first_row.push_back(uint32_t(n_rows));
-  b->begin.push_back(b->begin.back() + held);
 }
 
 // The records of the common items, by block: each chunk counts its items per bucket,
@@ -238,11 +244,12 @@ RowBlocks<Rec> split_rows(std::span<const uint32_t> rows, std::span<const uint32
   for (size_t c = 0; c < chunks; ++c)
     for (size_t k = 0; k < buckets; ++k) in_block[c][b.of_bucket[k]] += count[c][k];
   detail::Placement placed = detail::place(in_block, b.blocks());
+  b.begin = std::move(placed.start);
   b.rec = BigBuffer<Rec>(b.begin.back());
   // A line shared with the chunk before or after in the same block is stored plainly
   // (LineScatter writes a stream's partial first and last lines element by element).
   detail::scatter(b.rec.data(), placed, [&](size_t c, auto put) {
-    const size_t i0 = c * b.chunk_items, i1 = std::min(n, i0 + b.chunk_items);
+    const auto [i0, i1] = chunk_bounds(c, n, b.chunk_items);
     const uint32_t *const row = rows.data(), *const col = cols.data();
     const uint32_t* const of_bucket = b.of_bucket.data();
     const unsigned shift = b.shift;

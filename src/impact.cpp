@@ -39,8 +39,14 @@ MetricTable impact_cells(const CellTable& cells) {
   for (size_t k = 0; k < cells.size(); ++k) {
     prefetch_column(cells, k + detail::kPrefetch);
     const Sizes s = sizes_of(cells, k);
-    const double row[] = {s.bx / s.u(), s.ex / s.u(), (s.bx + s.ex) / s.u(),           s.x / s.u(),
-                          s.bx / s.b,   s.ex / s.e,   (s.split || s.merge) ? 1.0 : 0.0};
+    const double u = s.u();
+    const double row[] = {s.bx / u,
+                          s.ex / u,
+                          (s.bx + s.ex) / u,
+                          s.x / u,
+                          s.bx / s.b,
+                          s.ex / s.e,
+                          (s.split || s.merge) ? 1.0 : 0.0};
     t.push_row(row);
   }
   return t;

@@ -64,6 +64,12 @@ class Units:
     weight_sq_col: str = "weight_sq"
 
 
+def check_batch_rows(rows: Any) -> None:
+    """per_item_batches()' `rows`: a positive integer, or a ValueError naming it."""
+    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
+
+
 class Comparison:
     """Two clusterings A and B compared on their common items T (see docs/metrics.md)."""
 
@@ -222,8 +228,7 @@ class Comparison:
         """The per-item table as Arrow record batches of at most `rows` rows, in the same
         order: for writing it out at sizes where the whole table (~130 bytes per item)
         is more than memory should hold at once. Only one batch is built at a time."""
-        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
-            raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
+        check_batch_rows(rows)
         items: Any = self._core.common_items()  # a uint32 array
         counts = self._core.cell_counts()  # once for all batches
         parts = (items[start : start + rows] for start in range(0, len(items), rows))

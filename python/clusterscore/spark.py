@@ -217,8 +217,7 @@ def _arrow_batches(df: Any, rows: int, total: int) -> Any:
     one partition at a time. Each partition's Arrow batches travel as Arrow IPC bytes in
     rows of their own, and toLocalIterator() runs one job per partition, so that neither
     the driver nor a worker holds the whole table. Checks `rows` at once, as in-process."""
-    if isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
-        raise ValueError(f"per_item_batches: rows must be a positive integer, not {rows!r}")
+    _two_clusterings.check_batch_rows(rows)
     df = df.repartition(max(1, -(-total // _ROWS_PER_PARTITION)))
 
     def to_ipc(batches: Any) -> Any:

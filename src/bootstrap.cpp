@@ -229,8 +229,7 @@ class RecomputedCells {
         // The item's actual cluster holds one copy of its own truth cluster's items.
         tp = r.cell_weight[k], wr = r.row_weight[row];
         actual = col[r.col[k]].value() - (times_row - 1) * tp;
-        const double fp = actual - tp, fn = wr - tp;
-        detail::pointwise_row(tp, fp, fn, all - tp - fp - fn, all, m);
+        detail::pointwise_row({tp, wr, actual, wr - tp, actual - tp}, all, m);
       }
       // Sums as FixedSums holds them: weight × value for the means, then the pair terms.
       const double w = r.weight[e];

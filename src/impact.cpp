@@ -7,7 +7,12 @@
 
 #include "detail/cell_weights.h"
 #include "detail/kahan.h"
+#include "detail/lanes.h"
 #include "detail/prefetch.h"
+
+// Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
+// crossed, whatever -Wpsabi says.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace clusterscore {
 
@@ -40,12 +45,14 @@ MetricTable impact_cells(const CellTable& cells) {
     prefetch_column(cells, k + detail::kPrefetch);
     const Sizes s = sizes_of(cells, k);
     const double u = s.u();
+    double shared[4];  // jaccard_index, jaccard_distance, merge_rate, split_rate
+    detail::store4(shared, detail::overlap_shares(s));
     const double row[] = {s.bx / u,
                           s.ex / u,
-                          (s.bx + s.ex) / u,
-                          s.x / u,
-                          s.bx / s.b,
-                          s.ex / s.e,
+                          shared[1],
+                          shared[0],
+                          shared[3],
+                          shared[2],
                           (s.split || s.merge) ? 1.0 : 0.0};
     t.push_row(row);
   }

@@ -41,9 +41,8 @@ MetricTable pointwise_cells(const CellTable& cells, const ActualMarginals& m) {
     detail::prefetch_stream(cells.row.data(), k);
     detail::prefetch_stream(cells.col.data(), k);
     prefetch_column(cells, m, k + detail::kColumnAhead);
-    const auto [tp, fp, fn, tn] = counts_of(cells, m, k);
     double row[detail::kPointwiseMetrics];
-    detail::pointwise_row(tp, fp, fn, tn, total, row);
+    detail::pointwise_row(detail::cell_weights(cells, m.col_weight, k), total, row);
     t.push_row(row);
   }
   return t;

@@ -11,6 +11,10 @@
 #include <span>
 
 #include "clusterscore/cells.h"
+#include "detail/lanes.h"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace clusterscore::detail {
 
@@ -22,6 +26,17 @@ struct CellWeights {
   double bx, ex;
   double u() const { return x + bx + ex; }
 };
+
+// What the pointwise and the impact metrics share, in this order: jaccard_index X/U,
+// jaccard_distance (B − X + E − X)/U, and the one-sided shares (E − X)/E (pointwise
+// over_merge_rate, impact merge_rate) and (B − X)/B (under_merge_rate, split_rate). The
+// complements are computed from B − X and E − X, not as 1 − x, to keep small rates exact;
+// the denominators are the marginals, compensated sums, not X plus a rounded difference.
+// Four divisions at once (each lane divides as scalar code would: the same bits).
+[[gnu::always_inline]] inline Lanes4 overlap_shares(const CellWeights& w) {
+  const double u = w.u();
+  return Lanes4{w.x, w.bx + w.ex, w.ex, w.bx} / Lanes4{u, u, w.e, w.b};
+}
 
 // Reads the cell's weight, row and column, and the two marginals (the column's at random:
 // callers prefetch it).
@@ -43,3 +58,5 @@ struct CellWeights {
 }
 
 }  // namespace clusterscore::detail
+
+#pragma GCC diagnostic pop

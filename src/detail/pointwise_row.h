@@ -2,6 +2,7 @@
 // formula behind the per-cell table and the bootstrap's recomputed cells.
 #pragma once
 
+#include "detail/cell_weights.h"
 #include "detail/lanes.h"
 
 #pragma GCC diagnostic push
@@ -33,16 +34,15 @@ static_assert(PointwiseColumn::kUnderMergeRate + 1 == kPointwiseMetrics);
 inline constexpr const char* kF1OfMeans = "f1_of_means";
 inline constexpr const char* kPairNames[3] = {"pair_precision", "pair_recall", "pair_f1"};
 
-// out: precision, recall, f1, accuracy, jaccard_index, jaccard_distance, over_merge_rate,
-// under_merge_rate. Complements are computed from fp and fn directly, not as 1 − x, to
-// keep small rates exact. Eight divisions four at a time (each lane divides exactly as
-// scalar code would: the same bits).
-[[gnu::always_inline]] inline void pointwise_row(double tp, double fp, double fn, double tn,
-                                                 double total, double* out) {
-  const Lanes4 num0 = {tp, tp, 2 * tp, tp + tn}, den0 = {tp + fp, tp + fn, 2 * tp + fp + fn, total};
-  const Lanes4 num1 = {tp, fp + fn, fp, fn}, den1 = {tp + fp + fn, tp + fp + fn, tp + fp, tp + fn};
-  store4(out, num0 / den0);
-  store4(out + 4, num1 / den1);
+// out: precision, recall, f1, accuracy of an item of cell weights `w` (tp = X, fp = E − X,
+// fn = B − X) among `total`, then the four overlap_shares(). Complements are computed from
+// fp and fn directly, not as 1 − x, to keep small rates exact. Four divisions at once (each
+// lane divides exactly as scalar code would: the same bits).
+[[gnu::always_inline]] inline void pointwise_row(const CellWeights& w, double total, double* out) {
+  const double tp = w.x, fp = w.ex, fn = w.bx, tn = total - tp - fp - fn;
+  const Lanes4 num = {tp, tp, 2 * tp, tp + tn}, den = {tp + fp, tp + fn, 2 * tp + fp + fn, total};
+  store4(out, num / den);
+  store4(out + 4, overlap_shares(w));
 }
 
 }  // namespace clusterscore::detail

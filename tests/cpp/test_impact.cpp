@@ -1,10 +1,14 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "clusterscore/comparison.h"
+#include "clusterscore/impact.h"
+#include "clusterscore/pointwise.h"
 #include "detail/cell_weights.h"
+#include "detail/pointwise_row.h"
 #include "helpers.h"
 
 using namespace clusterscore;
@@ -76,4 +80,34 @@ TEST(CellWeights, AWholeRowOrColumnLeavesExactlyZero) {
   }
   EXPECT_GT(whole_rows, 100u);
   EXPECT_GT(whole_cols, 100u);
+}
+
+// jaccard_index, jaccard_distance, under_merge_rate ≡ split_rate and over_merge_rate ≡
+// merge_rate are one formula (detail::overlap_shares): on the same cells, truth as Base and
+// actual as Exp, the two families give the same bits, on weights that round.
+TEST(CellWeights, PointwiseAndImpactShareTheirOverlapShares) {
+  std::mt19937_64 rng(11);
+  std::vector<uint32_t> rows(20000), cols(20000);
+  std::vector<double> w(20000);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i] = uint32_t(rng() % 2000);
+    cols[i] = rng() % 4 == 0 ? uint32_t(rng() % 2000) : rows[i];
+    w[i] = 0.1 + double(rng() % 1000) / 7.0;
+  }
+  const CellTable cells = build_cells(rows, cols, w.data(), 2000, 2000, nullptr);
+  const MetricTable p = pointwise_cells(cells, common_marginals(cells));
+  const MetricTable q = impact_cells(cells);
+  using P = detail::PointwiseColumn;
+  const std::pair<size_t, size_t> same[] = {{P::kJaccardIndex, ImpactColumn::kJaccardIndex},
+                                            {P::kJaccardDistance, ImpactColumn::kJaccardDistance},
+                                            {P::kUnderMergeRate, ImpactColumn::kSplitRate},
+                                            {P::kOverMergeRate, ImpactColumn::kMergeRate}};
+  size_t inexact = 0;
+  for (size_t k = 0; k < cells.size(); ++k) {
+    for (const auto& [a, b] : same) EXPECT_EQ(p.at(k, a), q.at(k, b)) << k << " " << a;
+    // Where X + (E − X) rounds away from E, the former formula fp / (tp + fp) differed.
+    const auto x = detail::cell_weights(cells, cells.col_weight, k);
+    inexact += x.x + x.ex != x.e;
+  }
+  EXPECT_GT(inexact, 0u);
 }

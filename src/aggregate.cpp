@@ -210,8 +210,9 @@ size_t count_bits(const std::vector<uint64_t>& words, size_t lo, size_t hi) {
 template <class Sums>
 class Aggregator {
  public:
-  Aggregator(const MetricTable& per_cell, const Units& units)
-      : m_(per_cell), u_(units), k_(per_cell.width()) {}
+  // totals: each group's sums, not their means (aggregate_totals()).
+  Aggregator(const MetricTable& per_cell, const Units& units, bool totals)
+      : m_(per_cell), u_(units), k_(per_cell.width()), totals_(totals) {}
 
   uint32_t cell(size_t u) const { return u_.cell.empty() ? uint32_t(u) : u_.cell[u]; }
   bool skip(size_t u) const { return u_.group[u] == kNone || cell(u) == kNone; }
@@ -237,7 +238,8 @@ class Aggregator {
   void emit(uint32_t g, const Sums& s, Output* out) const {
     if (s.count == 0) return;
     const double w = s.weight.value();
-    s.means(w, k_, out->add(g, s.count, w), Output::kStage);
+    // A division by 1 is exact: the totals are the sums' own values.
+    s.means(totals_ ? 1.0 : w, k_, out->add(g, s.count, w), Output::kStage);
   }
 
   // Few groups: each stretch of units (stretch_units()) is summed into sums of its own,
@@ -429,6 +431,7 @@ class Aggregator {
   const MetricTable& m_;
   const Units& u_;
   size_t k_;
+  bool totals_;
 };
 
 template <class Sums>
@@ -444,11 +447,11 @@ template <class Sums>
     a.partitioned(n_groups, out);
 }
 
-}  // namespace
-
+// aggregate() and aggregate_totals(): sums (totals) or means of the metrics of `per_cell`.
 CLUSTERSCORE_SIMD_CLONES
-GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_groups,
-                     const std::vector<std::pair<std::string, std::string>>& rename) {
+GroupTable aggregate_as(const MetricTable& per_cell, const Units& units, size_t n_groups,
+                        const std::vector<std::pair<std::string, std::string>>& rename,
+                        bool totals) {
   const size_t n_units = units.group.size();
   if (units.weight.size() != n_units || (!units.count.empty() && units.count.size() != n_units) ||
       (!units.cell.empty() && units.cell.size() != n_units))
@@ -461,11 +464,25 @@ GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_g
     out.names.push_back(name);
   }
   out.columns.resize(out.names.size());
-  if (per_cell.stride == 8)
-    run(Aggregator<Sums8>(per_cell, units), n_groups, &out);
+  // Without columns every unit reads the same empty row: a stride of 0.
+  static const MetricTable kNoMetrics;
+  const MetricTable& table = per_cell.width() == 0 ? kNoMetrics : per_cell;
+  if (table.stride == 8)
+    run(Aggregator<Sums8>(table, units, totals), n_groups, &out);
   else
-    run(Aggregator<Sums>(per_cell, units), n_groups, &out);
+    run(Aggregator<Sums>(table, units, totals), n_groups, &out);
   return out;
+}
+
+}  // namespace
+
+GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_groups,
+                     const std::vector<std::pair<std::string, std::string>>& rename) {
+  return aggregate_as(per_cell, units, n_groups, rename, false);
+}
+
+GroupTable aggregate_totals(const MetricTable& per_cell, const Units& units, size_t n_groups) {
+  return aggregate_as(per_cell, units, n_groups, {}, true);
 }
 
 }  // namespace clusterscore

@@ -31,4 +31,9 @@ struct Units {
 GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_groups,
                      const std::vector<std::pair<std::string, std::string>>& rename = {});
 
+// As aggregate(), with each group's compensated sums Σ weight·value in place of the means
+// (the bootstrap's per-cluster sums: it scales them by how often a cluster is drawn).
+// `per_cell` may have no columns (a default MetricTable): then counts and weights only.
+GroupTable aggregate_totals(const MetricTable& per_cell, const Units& units, size_t n_groups);
+
 }  // namespace clusterscore

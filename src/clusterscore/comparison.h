@@ -89,11 +89,12 @@ class Comparison {
   // The items-table row of each joined item in `items` (kNone for one without, and for all
   // without an items table); std::out_of_range for an index that is no joined item.
   std::vector<uint32_t> items_rows(std::span<const uint32_t> items) const;
+  // The joined items (or units) as aggregate()'s units, in the groups `group` (one code per
+  // joined item; the spans point into this comparison and `group`).
+  Units item_units(std::span<const uint32_t> group) const;
 
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
-  // The joined items (or units) as aggregate()'s units, in the groups `group`.
-  Units item_units(std::span<const uint32_t> group) const;
   // Means over `u` (design-weighted), then the derived values, the pair metrics and the
   // items' own weights.
   GroupTable aggregate_units(const Units& u, size_t n_groups) const;

@@ -51,6 +51,7 @@ Case random_case(std::mt19937_64& rng, size_t width, size_t units, size_t groups
 // each summed apart and then added to the sums of those before it.
 void expect_reference(const Case& c, size_t groups, size_t stretch = 0) {
   const GroupTable t = aggregate(c.m, {{}, c.group, c.weight, c.count}, groups);
+  const GroupTable totals = aggregate_totals(c.m, {{}, c.group, c.weight, c.count}, groups);
   std::vector<detail::KahanSum> w(groups);
   std::vector<std::vector<detail::KahanSum>> sums(groups,
                                                   std::vector<detail::KahanSum>(c.m.width()));
@@ -79,11 +80,17 @@ void expect_reference(const Case& c, size_t groups, size_t stretch = 0) {
     EXPECT_EQ(t.group[row], g);
     EXPECT_EQ(t.items[row], n[g]);
     EXPECT_EQ(t.weight[row], w[g].value());
-    for (size_t k = 0; k < c.m.width(); ++k)
+    for (size_t k = 0; k < c.m.width(); ++k) {
       EXPECT_EQ(t.columns[k][row], sums[g][k].value() / w[g].value()) << g << " " << k;
+      EXPECT_EQ(totals.columns[k][row], sums[g][k].value()) << g << " " << k;
+    }
+    EXPECT_EQ(totals.group[row], g);
+    EXPECT_EQ(totals.items[row], n[g]);
+    EXPECT_EQ(totals.weight[row], w[g].value());
     ++row;
   }
   EXPECT_EQ(row, t.size());
+  EXPECT_EQ(row, totals.size());
 }
 
 }  // namespace
@@ -114,6 +121,24 @@ TEST(Aggregate, StretchesOnAnyNumberOfThreadsEqualTheirReference) {
     }
   }
   set_threads(0);
+}
+
+// Without metric columns (the bootstrap's weights per entry): counts and weights, on the
+// in-place and the partitioned path.
+TEST(Aggregate, TotalsWithoutColumnsAreCountsAndWeights) {
+  std::mt19937_64 rng(14);
+  for (size_t groups : {5, 40000}) {
+    const Case c = random_case(rng, 2, 60000, groups, false);
+    const GroupTable none = aggregate_totals({}, {{}, c.group, c.weight, c.count}, groups);
+    const GroupTable some = aggregate_totals(c.m, {{}, c.group, c.weight, c.count}, groups);
+    EXPECT_TRUE(none.columns.empty());
+    ASSERT_EQ(none.size(), some.size());
+    for (size_t r = 0; r < none.size(); ++r) {
+      EXPECT_EQ(none.group[r], some.group[r]);
+      EXPECT_EQ(none.items[r], some.items[r]);
+      EXPECT_EQ(none.weight[r], some.weight[r]);
+    }
+  }
 }
 
 TEST(Aggregate, ItemCountsBeyond32BitsSurviveThePartitionedPath) {

@@ -31,6 +31,13 @@ struct MetricInfo {
   Better better;
   Unit unit;
   double low, high;  // the range; ±infinity where unbounded
+  // The same value with the two clusterings swapped (truth and actual, Base and Exp, or
+  // the two labelings). False where the swap gives another metric (precision ↔ recall),
+  // and for estimates, whose judged pairs belong to one direction of the diff.
+  bool symmetric;
+  // Accepts item weights; false for the two adjusted classic metrics, whose chance models
+  // need counts (weighted, they are null).
+  bool weightable;
 };
 
 // Every metric, by group, in the order the library reports them. O(1).

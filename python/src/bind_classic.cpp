@@ -1,6 +1,7 @@
 // Bindings of the classic metrics: from labels, from a cell table elsewhere, and the
 // cells of two labelings for contingency_matrix.
 
+#include "clusterscore/metric_info.h"
 #include "convert.h"
 
 namespace clusterscore::bindings {
@@ -41,7 +42,11 @@ nb::dict scores_dict(const ClassicScores& s, bool weighted) {
   };
   for (const auto& [name, value] : plain) d[name] = value;
   for (const auto& [name, value] : maybe) d[name] = opt(value);
-  if (weighted) d["adjusted_rand_score"] = nb::none();
+  // With weights, a metric whose chance model needs counts is null (the registry says which).
+  if (weighted)
+    for (const MetricInfo& m : metric_registry())
+      if (m.group == MetricGroup::kClassic && !m.weightable)
+        d[nb::str(m.name.data(), m.name.size())] = nb::none();
   return d;
 }
 

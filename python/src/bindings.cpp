@@ -134,7 +134,9 @@ NB_MODULE(_core, m) {
       .def_ro("better", &MetricInfo::better)
       .def_ro("unit", &MetricInfo::unit)
       .def_ro("low", &MetricInfo::low)
-      .def_ro("high", &MetricInfo::high);
+      .def_ro("high", &MetricInfo::high)
+      .def_ro("symmetric", &MetricInfo::symmetric)
+      .def_ro("weightable", &MetricInfo::weightable);
   m.def("metric_registry", [] {
     const auto r = metric_registry();
     return std::vector<MetricInfo>(r.begin(), r.end());

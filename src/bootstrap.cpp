@@ -7,6 +7,7 @@
 
 #include "clusterscore/pointwise.h"
 #include "detail/interrupt.h"
+#include "detail/jackknife.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/pair_terms.h"
@@ -151,6 +152,8 @@ class FixedSums {
   size_t clusters() const { return runs_[0].n_clusters; }
   size_t runs() const { return runs_.size(); }
   std::vector<std::string> base_names() const { return runs_[0].names; }
+  // Its estimates are sums over single truth clusters: the bootstrap's spread as it is.
+  static constexpr bool kPairTerms = false;
   template <class F>
   void for_each_cluster(F f) const {
     for (const ClusterSums& r : runs_)
@@ -196,6 +199,8 @@ class RecomputedCells {
   size_t clusters() const { return runs_[0].n_clusters; }
   size_t runs() const { return runs_.size(); }
   std::vector<std::string> base_names() const { return kPointwise; }
+  // Its estimates depend on pairs of truth clusters drawn together (see spread_of_pairs()).
+  static constexpr bool kPairTerms = true;
   template <class F>
   void for_each_cluster(F f) const {
     for (const CellSums& r : runs_)
@@ -298,12 +303,53 @@ Spread spread_of(std::vector<double> values, double confidence, double estimate)
   return out;
 }
 
+// What `count` replicates of every estimate are: values[(run * cells + x) * count + i], and
+// deltas[(pair * cells + x) * count + i] for run pairs a < b (b's value − a's).
+struct Replicates {
+  size_t count = 0;
+  std::vector<double> values, deltas;
+  // Statistic `at` (of values or deltas) over the replicates.
+  static std::vector<double> of(const std::vector<double>& v, size_t at, size_t count) {
+    return {v.begin() + long(at * count), v.begin() + long((at + 1) * count)};
+  }
+};
+
+// Replicate i computed from the multiplicities draw(i, scratch, &n) sets, on any thread (each
+// writes only its own column i); progress reported as steps [done, done + count) of `total`.
+template <class Engine, class Draw>
+Replicates replicate(const Engine& engine, size_t count, size_t done, size_t total, Draw draw) {
+  const size_t n_runs = engine.runs(), cells = engine.groups() * engine.layout().width();
+  const size_t pairs = n_runs * (n_runs - 1) / 2;
+  Replicates r;
+  r.count = count;
+  r.values.assign(n_runs * cells * count, kNaN);
+  r.deltas.assign(pairs * cells * count, kNaN);
+  struct Scratch {
+    std::vector<uint32_t> in_order, n;
+    std::vector<double> now;
+  };
+  std::vector<Scratch> scratch(detail::workers_for(count));
+  detail::parallel_for(count, [&](size_t w, size_t i) {
+    detail::poll_interrupt();
+    detail::report_every(done + i, total);
+    std::vector<double>& now = scratch[w].now;
+    draw(i, &scratch[w].in_order, &scratch[w].n);
+    engine.compute(scratch[w].n.data(), &now);
+    for (size_t x = 0; x < n_runs * cells; ++x) r.values[x * count + i] = now[x];
+    for (size_t a = 0, pair = 0; a < n_runs; ++a)
+      for (size_t z = a + 1; z < n_runs; ++z, ++pair)
+        for (size_t x = 0; x < cells; ++x)
+          r.deltas[(pair * cells + x) * count + i] = now[z * cells + x] - now[a * cells + x];
+  });
+  return r;
+}
+
 template <class Engine>
 BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   check_options(o);
   check_rank(o.cluster_rank, engine.clusters());
   const size_t groups = engine.groups(), width = engine.layout().width(), n_runs = engine.runs();
-  const size_t pairs = n_runs * (n_runs - 1) / 2, cells = groups * width;
+  const size_t cells = groups * width;
   std::vector<bool> used(engine.clusters(), false);
   engine.for_each_cluster([&](uint32_t c) { used[c] = true; });
   BootstrapResult out;
@@ -312,36 +358,31 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   // One cluster drawn again and again is the full data every time: a spread of 0 that
   // would claim certainty, where nothing is known of the variation between clusters.
   const size_t b_count = out.clusters >= 2 ? o.resamples : 0;
+  const detail::JackknifeGroups jack = Engine::kPairTerms && b_count > 0
+                                           ? detail::jackknife_groups(used, o.cluster_rank)
+                                           : detail::JackknifeGroups{{0}, {}};
   std::vector<double> full;
   engine.compute(nullptr, &full);
-  // values[(run * cells + x) * resamples + b], deltas[(pair * cells + x) * resamples + b]
-  std::vector<double> values(n_runs * cells * b_count, kNaN);
-  std::vector<double> deltas(pairs * cells * b_count, kNaN);
+  const size_t steps = b_count + jack.size();
   // Resample b draws from a random stream of its own, so that it is the same whichever
-  // thread computes it; each writes only its own column b.
-  struct Scratch {
-    std::vector<uint32_t> in_order, n;
-    std::vector<double> now;
-  };
-  std::vector<Scratch> scratch(detail::workers_for(b_count));
-  detail::parallel_for(b_count, [&](size_t w, size_t b) {
-    detail::poll_interrupt();
-    detail::report_every(b, b_count);
-    std::vector<uint32_t>& n = scratch[w].n;
-    std::vector<double>& now = scratch[w].now;
-    detail::Random rng = detail::Random::stream(o.seed, b);
-    draw(rng, engine.clusters(), o.cluster_rank, &scratch[w].in_order, &n);
-    engine.compute(n.data(), &now);
-    for (size_t x = 0; x < n_runs * cells; ++x) values[x * b_count + b] = now[x];
-    for (size_t a = 0, pair = 0; a < n_runs; ++a)
-      for (size_t z = a + 1; z < n_runs; ++z, ++pair)
-        for (size_t x = 0; x < cells; ++x)
-          deltas[(pair * cells + x) * b_count + b] = now[z * cells + x] - now[a * cells + x];
-  });
-  const auto resampled = [&](const std::vector<double>& v, size_t at, double estimate) {
-    return spread_of(
-        std::vector<double>(v.begin() + long(at * b_count), v.begin() + long((at + 1) * b_count)),
-        o.confidence, estimate);
+  // thread computes it.
+  const Replicates boot =
+      replicate(engine, b_count, 0, steps, [&](size_t b, auto* in_order, auto* n) {
+        detail::Random rng = detail::Random::stream(o.seed, b);
+        draw(rng, engine.clusters(), o.cluster_rank, in_order, n);
+      });
+  // Jackknife value g: every cluster once but group g's.
+  const Replicates left_out =
+      replicate(engine, jack.size(), b_count, steps, [&](size_t g, auto*, auto* n) {
+        n->assign(engine.clusters(), 1);
+        for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p) (*n)[jack.members[p]] = 0;
+      });
+  const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
+                          double estimate) {
+    const Spread s = spread_of(Replicates::of(b, at, b_count), o.confidence, estimate);
+    if (left_out.count == 0) return s;
+    return detail::narrowed_to_jackknife(
+        s, estimate, detail::jackknife_variance(Replicates::of(j, at, left_out.count)));
   };
   for (size_t r = 0; r < n_runs; ++r)
     for (size_t x = 0; x < cells; ++x) {
@@ -350,7 +391,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
       if (std::isnan(full[r * cells + g * width])) continue;
       const double estimate = full[r * cells + x];
       out.values.push_back({uint32_t(r), uint32_t(g), uint32_t(x % width), estimate,
-                            resampled(values, r * cells + x, estimate)});
+                            spread(boot.values, left_out.values, r * cells + x, estimate)});
     }
   for (size_t a = 0, pair = 0; a < n_runs; ++a)
     for (size_t z = a + 1; z < n_runs; ++z, ++pair)
@@ -358,7 +399,8 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
         const double va = full[a * cells + x], vb = full[z * cells + x];
         if (std::isnan(va) || std::isnan(vb)) continue;
         out.rows.push_back({uint32_t(a), uint32_t(z), uint32_t(x / width), uint32_t(x % width), va,
-                            vb, vb - va, resampled(deltas, pair * cells + x, vb - va)});
+                            vb, vb - va,
+                            spread(boot.deltas, left_out.deltas, pair * cells + x, vb - va)});
       }
   return out;
 }

@@ -15,7 +15,10 @@
 // (standard errors 15-20% too small in simulation). Each resample therefore recomputes
 // every cell from the drawn clusters: its actual cluster holds n_c' copies of each other
 // truth cluster c' but only one copy of its own (copies of one cluster are one entity, not
-// a false merge), and the cell counts n times in every mean (CellSums).
+// a false merge), and the cell counts n times in every mean (CellSums). Redrawing overstates
+// the part of the spread that pairs of truth clusters make, so there the spread is then
+// narrowed to a delete-one (or, past 1,000 clusters, delete-a-group) jackknife's
+// (detail/jackknife.h).
 #pragma once
 
 #include <cstddef>
@@ -78,7 +81,8 @@ struct BootstrapOptions {
 // deviation (n − 1 in the denominator; NaN under 2 resamples) and its percentile interval
 // at `confidence` moved by (full-sample value − median of the resamples), so that it is
 // centred as the estimate is (quantiles interpolate linearly between order statistics,
-// as numpy's default).
+// as numpy's default); for CellSums, then narrowed to the jackknife's variance
+// (detail::narrowed_to_jackknife).
 struct Spread {
   double std_error = 0, ci_low = 0, ci_high = 0;
   uint32_t resamples = 0;
@@ -112,7 +116,8 @@ struct BootstrapResult {
 
 // Throws std::invalid_argument for no runs, runs of different truth clusters, design
 // weights, groups or metrics, or options out of range. Deterministic for a given seed.
-// O(resamples × (clusters + Σ entries × metrics)) time (CellSums: + cells); every
+// O(resamples × (clusters + Σ entries × metrics)) time (CellSums: + cells, and as many
+// jackknife replicates as clusters, at most 1,000, each costing what a resample does); every
 // resample's values are kept: (runs + pairs) × groups × metrics × resamples doubles.
 BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o);
 BootstrapResult paired_bootstrap(const std::vector<CellSums>& runs, const BootstrapOptions& o);

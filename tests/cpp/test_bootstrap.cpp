@@ -5,6 +5,7 @@
 #include <random>
 
 #include "clusterscore/bootstrap.h"
+#include "detail/jackknife.h"
 #include "detail/random.h"
 #include "helpers.h"
 
@@ -339,4 +340,62 @@ TEST(Bootstrap, DesignWeightsWeightEachTruthClustersItems) {
   EXPECT_EQ(g.weight[0], 6.0);  // the items' own weight
   EXPECT_THROW(r.c[0].set_design({1.0}), std::invalid_argument);
   EXPECT_THROW(r.c[0].set_design({1.0, 0.0}), std::invalid_argument);
+}
+
+// The delete-one jackknife of a mean is the textbook s² / n.
+TEST(Jackknife, VarianceOfAMeanIsTheSampleVarianceOverN) {
+  const std::vector<double> x = {3.0, 1.5, 8.25, -2.0, 4.0, 0.5, 7.0};
+  const double n = double(x.size());
+  double sum = 0, sq = 0;
+  for (double v : x) sum += v;
+  for (double v : x) sq += (v - sum / n) * (v - sum / n);
+  std::vector<double> left_out;
+  for (double v : x) left_out.push_back((sum - v) / (n - 1));
+  left_out.push_back(std::nan(""));  // an undefined replicate is left out
+  EXPECT_NEAR(detail::jackknife_variance(left_out), sq / (n - 1) / n, 1e-14);
+  EXPECT_TRUE(std::isnan(detail::jackknife_variance({1.0, std::nan("")})));
+}
+
+// Every used cluster is left out exactly once, in at most kJackknifeGroups groups, and the
+// groups are the same clusters however an engine numbered them (through their rank).
+TEST(Jackknife, GroupsPartitionTheUsedClustersByRank) {
+  for (size_t clusters : {1u, 5u, 2500u}) {
+    std::mt19937_64 rng(clusters);
+    std::vector<bool> used(clusters + 7);
+    for (size_t c = 0; c < used.size(); ++c) used[c] = c < 3 || rng() % 8 != 0;
+    std::vector<uint32_t> rank(used.size()), id(used.size());  // id: the ranked order
+    for (uint32_t c = 0; c < rank.size(); ++c) rank[c] = c;
+    std::shuffle(rank.begin(), rank.end(), rng);
+    for (uint32_t c = 0; c < rank.size(); ++c) id[c] = rank[c];
+    const detail::JackknifeGroups g = detail::jackknife_groups(used, rank);
+    const size_t n_used = size_t(std::count(used.begin(), used.end(), true));
+    EXPECT_EQ(g.size(), std::min(n_used, detail::kJackknifeGroups));
+    std::vector<int> seen(used.size(), 0);
+    for (uint32_t c : g.members) ++seen[c];
+    for (size_t c = 0; c < used.size(); ++c) EXPECT_EQ(seen[c], used[c] ? 1 : 0) << c;
+    // The same clusters numbered in rank order: group by group, the same ids.
+    std::vector<bool> by_id(used.size());
+    for (uint32_t c = 0; c < used.size(); ++c) by_id[id[c]] = used[c];
+    const detail::JackknifeGroups h = detail::jackknife_groups(by_id, {});
+    ASSERT_EQ(g.start, h.start);
+    for (size_t p = 0; p < g.members.size(); ++p) EXPECT_EQ(id[g.members[p]], h.members[p]);
+  }
+}
+
+// Narrowed to the jackknife: the interval keeps its shape around the estimate, never gets
+// wider than the bootstrap's, nor narrower than a third of its variance.
+TEST(Jackknife, NarrowingScalesTheSpreadWithinItsBounds) {
+  const Spread boot{0.2, 0.5, 1.3, 100};  // estimate 0.9: 0.4 below, 0.4 above
+  const Spread part = detail::narrowed_to_jackknife(boot, 0.9, 0.0225);  // k = 3/4
+  EXPECT_NEAR(part.std_error, 0.15, 1e-15);
+  EXPECT_NEAR(part.ci_low, 0.6, 1e-15);
+  EXPECT_NEAR(part.ci_high, 1.2, 1e-15);
+  EXPECT_EQ(part.resamples, 100u);
+  const Spread wider = detail::narrowed_to_jackknife(boot, 0.9, 0.09);
+  EXPECT_DOUBLE_EQ(wider.std_error, boot.std_error);
+  EXPECT_DOUBLE_EQ(wider.ci_low, boot.ci_low);
+  const Spread least = detail::narrowed_to_jackknife(boot, 0.9, 0.0);
+  EXPECT_DOUBLE_EQ(least.std_error, 0.2 / std::sqrt(3.0));
+  const Spread none = detail::narrowed_to_jackknife(boot, 0.9, std::nan(""));
+  EXPECT_EQ(none.std_error, boot.std_error);
 }

@@ -17,7 +17,7 @@
 // truth cluster c' but only one copy of its own (copies of one cluster are one entity, not
 // a false merge), and the cell counts n times in every mean (CellSums). Redrawing overstates
 // the part of the spread that pairs of truth clusters make, so there the spread is then
-// narrowed to a delete-one (or, past 1,000 clusters, delete-a-group) jackknife's
+// narrowed to a delete-one (or, past 200 clusters, delete-a-group) jackknife's
 // (detail/jackknife.h).
 #pragma once
 
@@ -117,7 +117,7 @@ struct BootstrapResult {
 // Throws std::invalid_argument for no runs, runs of different truth clusters, design
 // weights, groups or metrics, or options out of range. Deterministic for a given seed.
 // O(resamples × (clusters + Σ entries × metrics)) time (CellSums: + cells, and as many
-// jackknife replicates as clusters, at most 1,000, each costing what a resample does); every
+// jackknife replicates as clusters, at most 200, each costing what a resample does); every
 // resample's values are kept: (runs + pairs) × groups × metrics × resamples doubles.
 BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o);
 BootstrapResult paired_bootstrap(const std::vector<CellSums>& runs, const BootstrapOptions& o);

@@ -17,8 +17,9 @@
 namespace clusterscore::detail {
 
 // At most this many replicates: one per cluster up to it (the delete-one jackknife), then
-// clusters share groups, so the cost stays within that of 1,000 bootstrap resamples.
-inline constexpr size_t kJackknifeGroups = 1000;
+// clusters share groups. A replicate costs about what a resample does, and the variance from
+// 200 groups is known to ~10%: in simulation 100 groups of 3 clusters covered as 300 of 1.
+inline constexpr size_t kJackknifeGroups = 200;
 
 // Group g of the clusters left out together is members[start[g], start[g + 1]).
 struct JackknifeGroups {

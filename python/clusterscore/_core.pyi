@@ -14,6 +14,8 @@ def threads() -> int:
 
 MOST_THREADS: int = 1024
 
+NONE: int = 4294967295
+
 def show_progress(callable: object | None) -> None:
     """
     Calls `callable(done, total)` as the core's long loops advance (each loop starts again at 0); None stops it. The command line's progress bars use it.

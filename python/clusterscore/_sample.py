@@ -28,7 +28,7 @@ KINDS = [k.name for k in sorted(_core.PairKind, key=lambda k: k.value)]
 VERDICTS = {v.name: v.value for v in _core.Verdict if v is not _core.Verdict.missing}
 _MISSING = _core.Verdict.missing.value
 _MAX_DRAWS = 100_000_000
-_NONE = 0xFFFFFFFF
+_NONE = _core.NONE  # the core's "no such row" in index arrays
 # /2: the checksum covers the metadata; /3: the totals hold the self pairs' known part.
 _FORMAT = "clusterscore-pair-sample/3"
 _OLDER = ("clusterscore-pair-sample/1", "clusterscore-pair-sample/2")

@@ -21,7 +21,7 @@ from ._io import Source, item_id_arrays, load_clustering, load_items
 from ._progress import step
 from ._terms import setting
 
-_NONE = 0xFFFFFFFF
+_NONE = _core.NONE  # the core's "no such row" in index arrays
 
 
 def nullable(x: float) -> float | None:

@@ -93,6 +93,8 @@ NB_MODULE(_core, m) {
         "Uses up to `n` threads in every later call; 0: one per core.");
   m.def("threads", &threads, "The number of threads in use.");
   m.attr("MOST_THREADS") = kMostThreads;
+  // The code the core writes for "no such row or cell" in its index arrays.
+  m.attr("NONE") = kNone;
   m.def("show_progress", &show_progress, nb::arg("callable").none(),
         "Calls `callable(done, total)` as the core's long loops advance (each loop starts "
         "again at 0); None stops it. The command line's progress bars use it.");

@@ -14,6 +14,24 @@
 using namespace clusterscore;
 using cstest::ints;
 
+namespace {
+
+// The cells of 20,000 items in `clusters` clusters, one item in `moved_every` moved to a
+// random other cluster, with weights that round.
+CellTable random_cells(uint64_t seed, uint32_t clusters, uint64_t moved_every) {
+  std::mt19937_64 rng(seed);
+  std::vector<uint32_t> rows(20000), cols(20000);
+  std::vector<double> w(20000);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i] = uint32_t(rng() % clusters);
+    cols[i] = rng() % moved_every == 0 ? uint32_t(rng() % clusters) : rows[i];
+    w[i] = 0.1 + double(rng() % 1000) / 7.0;
+  }
+  return build_cells(rows, cols, w.data(), clusters, clusters, nullptr);
+}
+
+}  // namespace
+
 TEST(Impact, SplitAndMergeOfOneItem) {
   // Base {1,2,3} {4}; Exp {1,2} {3,4}: item 3 is split from {1,2} and merged with {4}.
   std::vector<int64_t> items = {1, 2, 3, 4}, base = {0, 0, 0, 1}, exp = {5, 5, 6, 6};
@@ -54,26 +72,17 @@ TEST(Impact, IdenticalClusteringsChangeNothing) {
 // The kernel's B − X and E − X are plain subtractions; where the cell is its whole row
 // (column) they must be exactly 0, as the counts say, whatever the weights' rounding.
 TEST(CellWeights, AWholeRowOrColumnLeavesExactlyZero) {
-  std::mt19937_64 rng(7);
-  std::vector<uint32_t> rows(20000), cols(20000);
-  std::vector<double> w(20000);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    rows[i] = uint32_t(rng() % 3000);
-    cols[i] = rng() % 50 == 0 ? uint32_t(rng() % 2500) : rows[i];  // many whole rows
-    w[i] = 0.1 + double(rng() % 1000) / 7.0;
-  }
-  const clusterscore::CellTable cells =
-      clusterscore::build_cells(rows, cols, w.data(), 3000, 3000, nullptr);
+  const CellTable cells = random_cells(7, 3000, 50);  // many whole rows
   size_t whole_rows = 0, whole_cols = 0;
   for (size_t k = 0; k < cells.size(); ++k) {
-    const auto x = clusterscore::detail::cell_weights(cells, cells.col_weight, k);
-    if (!clusterscore::detail::splits_row(cells, k)) {
+    const auto x = detail::cell_weights(cells, cells.col_weight, k);
+    if (!detail::splits_row(cells, k)) {
       EXPECT_EQ(x.bx, 0.0) << k;
       ++whole_rows;
     } else {
       EXPECT_GT(x.bx, 0.0) << k;
     }
-    if (!clusterscore::detail::merges_column(cells, k)) {
+    if (!detail::merges_column(cells, k)) {
       EXPECT_EQ(x.ex, 0.0) << k;
       ++whole_cols;
     }
@@ -86,15 +95,7 @@ TEST(CellWeights, AWholeRowOrColumnLeavesExactlyZero) {
 // merge_rate are one formula (detail::overlap_shares): on the same cells, truth as Base and
 // actual as Exp, the two families give the same bits, on weights that round.
 TEST(CellWeights, PointwiseAndImpactShareTheirOverlapShares) {
-  std::mt19937_64 rng(11);
-  std::vector<uint32_t> rows(20000), cols(20000);
-  std::vector<double> w(20000);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    rows[i] = uint32_t(rng() % 2000);
-    cols[i] = rng() % 4 == 0 ? uint32_t(rng() % 2000) : rows[i];
-    w[i] = 0.1 + double(rng() % 1000) / 7.0;
-  }
-  const CellTable cells = build_cells(rows, cols, w.data(), 2000, 2000, nullptr);
+  const CellTable cells = random_cells(11, 2000, 4);
   const MetricTable p = pointwise_cells(cells, common_marginals(cells));
   const MetricTable q = impact_cells(cells);
   using P = detail::PointwiseColumn;

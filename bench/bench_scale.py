@@ -1,0 +1,107 @@
+"""Benchmark: `evaluate` with every level from Parquet files with string ids, at a size
+that tests memory (1e8 items), beside the same at a tenth of it, each in a fresh process.
+
+    python bench/bench_scale.py [--n 100000000] [--threads 0] [--workdir DIR]
+
+Input: bench/synth.py's shape written in chunks of 1e7 items (clusters do not cross
+chunks), item ids "item-<n>" and cluster ids "cluster-<n>", weights and a country per item
+in a third file. Reported per size: wall time of the call (Parquet reading included), time
+per item, and the process's peak memory (resident, the whole process: inputs read from
+Parquet count). Targets: peak under 20 GiB at 1e8 on a 24 GiB machine; time per item at 1e8
+within 1.5x of the tenth's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import harness  # noqa: E402
+import synth  # noqa: E402
+
+CHUNK = 10_000_000
+
+
+def write_inputs(n: int, workdir: Path) -> list[Path]:
+    """truth, actual and items Parquet files of n items, written a chunk at a time."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    paths = [workdir / f"{name}.parquet" for name in ("truth", "actual", "items")]
+    writers: list[pq.ParquetWriter] = []
+    offset = 0
+    for chunk, start in enumerate(range(0, n, CHUNK)):
+        tables = list(synth.make(min(CHUNK, n - start), moved=0.10, seed=chunk))
+        for i in (0, 1):  # clusters of different chunks are different clusters
+            shifted = pc.add(tables[i].column("cluster_id"), pa.scalar(offset, pa.int64()))
+            tables[i] = tables[i].set_column(1, "cluster_id", shifted)
+        offset += int(pc.max(tables[0].column("cluster_id")).as_py()) + 1
+        tables = list(synth.with_string_ids(*tables))
+        if not writers:
+            writers = [pq.ParquetWriter(p, t.schema) for p, t in zip(paths, tables, strict=True)]
+        for w, t in zip(writers, tables, strict=True):
+            w.write_table(t, row_group_size=1 << 20)
+    for w in writers:
+        w.close()
+    return paths
+
+
+def child(paths: list[str]) -> dict:
+    import clusterscore as cs
+
+    t0 = time.perf_counter()
+    ev = cs.evaluate(*paths)
+    ev.overall  # noqa: B018 - computing it is the point
+    ev.coverage  # noqa: B018
+    ev.per_cluster_table("truth")
+    ev.per_cluster_table("actual")
+    ev.per_slice_table("country")
+    return {"seconds": time.perf_counter() - t0, "peak_bytes": harness.peak_bytes()}
+
+
+def measure(n: int, workdir: Path, threads: int) -> dict:
+    paths = write_inputs(n, workdir)
+    env = dict(os.environ, CLUSTERSCORE_THREADS=str(threads))
+    cmd = [sys.executable, __file__, "--child", *map(str, paths)]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    for p in paths:
+        p.unlink()
+    return {"n": n, **row}
+
+
+def main() -> None:
+    import argparse
+
+    if sys.argv[1:2] == ["--child"]:
+        print(json.dumps(child(sys.argv[2:])))
+        return
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=100_000_000)
+    ap.add_argument("--threads", type=int, default=0, help="the core's threads (0: every core)")
+    ap.add_argument("--workdir", default=None, help="where the Parquet files go (default: /tmp)")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory(dir=args.workdir) as work:
+        rows = [measure(n, Path(work), args.threads) for n in (args.n // 10, args.n)]
+    print(f"\nevaluate, every level, from Parquet, string ids, threads: {args.threads or 'all'}\n")
+    print("| items | seconds | ns/item | peak memory (GiB) |")
+    print("|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['n']:,} | {r['seconds']:.1f} | {r['seconds'] / r['n'] * 1e9:.0f} "
+              f"| {r['peak_bytes'] / 2**30:.1f} |")  # fmt: skip
+    small, big = rows
+    per = (big["seconds"] / big["n"]) / (small["seconds"] / small["n"])
+    print(f"\ntime per item, {big['n']:,} against {small['n']:,}: {per:.2f}x (target <= 1.5x)")
+
+
+if __name__ == "__main__":
+    main()

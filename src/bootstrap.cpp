@@ -199,7 +199,8 @@ class RecomputedCells {
   size_t clusters() const { return runs_[0].n_clusters; }
   size_t runs() const { return runs_.size(); }
   std::vector<std::string> base_names() const { return kPointwise; }
-  // Its estimates depend on pairs of truth clusters drawn together (see spread_of_pairs()).
+  // Its estimates depend on pairs of truth clusters drawn together: its spread is narrowed
+  // to the jackknife's (detail::narrowed_to_jackknife).
   static constexpr bool kPairTerms = true;
   template <class F>
   void for_each_cluster(F f) const {
@@ -314,7 +315,7 @@ struct Replicates {
   }
 };
 
-// Replicate i computed from the multiplicities draw(i, scratch, &n) sets, on any thread (each
+// Replicate i computed from the multiplicities draw(i, &in_order, &n) sets, on any thread (each
 // writes only its own column i); progress reported as steps [done, done + count) of `total`.
 template <class Engine, class Draw>
 Replicates replicate(const Engine& engine, size_t count, size_t done, size_t total, Draw draw) {

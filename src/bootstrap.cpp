@@ -289,14 +289,8 @@ Spread spread_of(std::vector<double> values, double confidence, double estimate)
   out.resamples = uint32_t(values.size());
   out.std_error = out.ci_low = out.ci_high = kNaN;
   if (values.empty()) return out;
-  KahanSum sum;
-  for (double d : values) sum.add(d);
-  const double mean = sum.value() / double(values.size());
-  if (values.size() >= 2) {
-    KahanSum sq;
-    for (double d : values) sq.add((d - mean) * (d - mean));
-    out.std_error = std::sqrt(sq.value() / double(values.size() - 1));
-  }
+  const detail::Deviations d = detail::deviations(values);
+  if (d.n >= 2) out.std_error = std::sqrt(d.squares / double(d.n - 1));
   std::sort(values.begin(), values.end());
   const double shift = estimate - quantile(values, 0.5);
   out.ci_low = quantile(values, (1 - confidence) / 2) + shift;

@@ -12,7 +12,7 @@
 
 #include "clusterscore/bootstrap.h"
 #include "clusterscore/clustering.h"
-#include "detail/kahan.h"
+#include "detail/deviations.h"
 
 namespace clusterscore::detail {
 
@@ -55,16 +55,9 @@ inline JackknifeGroups jackknife_groups(const std::vector<bool>& used,
 // where undefined): (G − 1)/G · Σ (θ_g − their mean)² over the G defined ones; NaN under 2.
 // For the mean of n values left out one at a time, this is their sample variance / n.
 inline double jackknife_variance(const std::vector<double>& left_out) {
-  KahanSum sum;
-  size_t g = 0;
-  for (double v : left_out)
-    if (!std::isnan(v)) sum.add(v), ++g;
-  if (g < 2) return std::numeric_limits<double>::quiet_NaN();
-  const double mean = sum.value() / double(g);
-  KahanSum sq;
-  for (double v : left_out)
-    if (!std::isnan(v)) sq.add((v - mean) * (v - mean));
-  return sq.value() * double(g - 1) / double(g);
+  const Deviations d = deviations(left_out);
+  if (d.n < 2) return std::numeric_limits<double>::quiet_NaN();
+  return d.squares * double(d.n - 1) / double(d.n);
 }
 
 // The bootstrap's spread `s` of a statistic narrowed to its jackknife variance, for the

@@ -193,11 +193,14 @@ def abcde_pairs(base: dict, exp: dict, w: dict) -> list:
     return out
 
 
-def abcde_truth(pairs: list, ideal: dict) -> dict:
-    """Exact values of the docs/metrics.md, judging estimands given the ideal clustering."""
+def abcde_truth(pairs: list, ideal: dict, flip: float = 0.0) -> dict:
+    """Exact values of the docs/metrics.md, judging estimands given the ideal clustering; with
+    `flip`, what raters who answer each judged pair wrongly with that probability estimate
+    (self pairs are never judged: always the same entity)."""
 
     def same(i, j):
-        return ideal[i] == ideal[j]
+        s = ideal[i] == ideal[j]
+        return float(s) if i == j else (1.0 - flip if s else flip)
 
     v = dict.fromkeys(
         ["good_split_distance", "bad_split_distance", "good_merge_distance", "bad_merge_distance",
@@ -205,16 +208,21 @@ def abcde_truth(pairs: list, ideal: dict) -> dict:
          "bad_split_rate", "good_merge_rate", "bad_merge_rate"], 0.0)  # fmt: skip
     for i, j, kind, wij, u, b, e in pairs:
         s = same(i, j)
-        if kind == "split":
-            v["good_split_distance" if not s else "bad_split_distance"] += wij
-            v["good_split_rate" if not s else "bad_split_rate"] += wij * u / b
+        if kind == "split":  # s: the probability of the verdict "same"
+            v["good_split_distance"] += wij * (1 - s)
+            v["bad_split_distance"] += wij * s
+            v["good_split_rate"] += wij * u / b * (1 - s)
+            v["bad_split_rate"] += wij * u / b * s
             v["delta_precision"] += wij * (-u / b) * s
         elif kind == "merge":
-            v["good_merge_distance" if s else "bad_merge_distance"] += wij
-            v["good_merge_rate" if s else "bad_merge_rate"] += wij * u / e
+            v["good_merge_distance"] += wij * s
+            v["bad_merge_distance"] += wij * (1 - s)
+            v["good_merge_rate"] += wij * u / e * s
+            v["bad_merge_rate"] += wij * u / e * (1 - s)
             v["delta_precision"] += wij * (u / e) * s
         else:
-            v["affected_good_index" if s else "affected_bad_index"] += wij
+            v["affected_good_index"] += wij * s
+            v["affected_bad_index"] += wij * (1 - s)
             v["delta_precision"] += wij * (u / e - u / b) * s
     v["good_distance"] = v["good_split_distance"] + v["good_merge_distance"]
     v["bad_distance"] = v["bad_split_distance"] + v["bad_merge_distance"]

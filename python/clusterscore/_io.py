@@ -7,7 +7,7 @@ Every problem is reported as a ValueError that names the file (or input), the li
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
@@ -159,7 +159,11 @@ def _read_folder(
         )
     try:
         dataset = pads.dataset(inner, filesystem=filesystem, format=fmt, partitioning="hive")
-        table = dataset.to_table()
+        if fmt == "parquet":
+            batches = dataset.to_batches(batch_size=_PARQUET_BATCH_ROWS)
+            table = _filled(name, dataset.schema, dataset.count_rows(), batches)
+        else:
+            table = dataset.to_table()
         _check_text(table)
     except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
         raise ValueError(f"{name}: not a readable data set ({short(e)})") from None
@@ -186,48 +190,122 @@ def _check_text(table: pa.Table) -> None:
 # Rows decoded per batch when reading Parquet: one batch of each column in memory at once
 # beside the table being filled. Tests make it small, to read a file in several batches.
 _PARQUET_BATCH_ROWS = 1 << 20
-
-
-def _is_flat(t: pa.DataType) -> bool:
-    """Fixed-width numbers that numpy holds as they are (ids, clusters, weights)."""
-    return (pa.types.is_integer(t) or pa.types.is_floating(t)) and not pa.types.is_float16(t)
+# The most characters 32-bit offsets address (tests lower it).
+_STRING_CHARS = 2**31 - 1
 
 
 def _read_parquet(p: str, f: pq.ParquetFile) -> pa.Table:
-    """The file's table, with each numeric column that has no nulls in one contiguous
-    array, filled batch by batch as the row groups are decoded. pq.read_table() gives a
-    chunk per row group, which the core must then copy into one array: a second copy of
-    every column at the peak. Other columns keep one chunk per batch."""
-    schema = f.schema_arrow
-    n = f.metadata.num_rows
-    flat: dict[int, np.ndarray] = {
-        i: np.empty(n, dtype=field.type.to_pandas_dtype())
-        for i, field in enumerate(schema)
-        if _is_flat(field.type)
-    }
-    chunks: list[list[pa.Array]] = [[] for _ in schema]
+    """The file's table, read as _filled() fills it."""
+    batches = f.iter_batches(batch_size=_PARQUET_BATCH_ROWS)
+    return _filled(p, f.schema_arrow, f.metadata.num_rows, batches)
+
+
+def _filled(p: str, schema: pa.Schema, n: int, batches: Iterable[pa.RecordBatch]) -> pa.Table:
+    """The table of `n` rows (as the metadata says) that `batches` hold, with each column
+    of numbers or text that has no nulls in one contiguous array, filled batch by batch as
+    the row groups are decoded. pq.read_table() gives a chunk per row group, which the core
+    must then copy into one array: a second copy of every id column at the peak (at 1e8
+    string ids, some 9 GiB). Other columns, and a column from the batch where a null first
+    appears, keep one chunk per batch."""
+    columns = [_filler(field.type, n) for field in schema]
     at = 0
-    for batch in f.iter_batches(batch_size=_PARQUET_BATCH_ROWS):
+    for batch in batches:
         rows = batch.num_rows
         if at + rows > n:
             raise ValueError(f"{p}: holds more rows than its metadata says ({n:,})")
-        for i in range(len(schema)):
-            col = batch.column(i)
-            if i in flat and col.null_count > 0:  # nulls: chunks from here on
-                chunks[i].append(pa.array(flat.pop(i)[:at].copy()))
-            if i in flat:
-                flat[i][at : at + rows] = col.to_numpy()
-            else:
-                chunks[i].append(col)
+        columns = [c.add(at, batch.column(i)) for i, c in enumerate(columns)]
         at += rows
         advance(at, n)
     if at != n:
         raise ValueError(f"{p}: holds {at:,} rows where its metadata says {n:,}")
-    arrays = [
-        pa.array(flat[i]) if i in flat else pa.chunked_array(chunks[i], type=field.type)
-        for i, field in enumerate(schema)
-    ]
-    return pa.Table.from_arrays(arrays, schema=schema)
+    arrays = [c.finish(n) for c in columns]
+    # Decoding buffers Arrow's allocator kept: the core's arrays come from elsewhere.
+    pa.default_memory_pool().release_unused()
+    # A text column past 2 GiB of characters became large_string.
+    fields = [field.with_type(a.type) for field, a in zip(schema, arrays, strict=True)]
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=schema.metadata))
+
+
+class _Chunks:
+    """A column kept as the batches gave it."""
+
+    def __init__(self, type: pa.DataType, first: list[pa.Array] | None = None) -> None:
+        self.type = type
+        self.chunks = first or []
+
+    def add(self, at: int, col: pa.Array) -> _Chunks:
+        self.chunks.append(col if col.type == self.type else col.cast(self.type))
+        return self
+
+    def finish(self, n: int) -> pa.ChunkedArray:
+        return pa.chunked_array(self.chunks, type=self.type)
+
+
+class _Numbers:
+    """Fixed-width numbers (ids, clusters, weights) in one numpy array of all the rows."""
+
+    def __init__(self, type: pa.DataType, n: int) -> None:
+        self.type = type
+        self.values = np.empty(n, dtype=type.to_pandas_dtype())
+
+    def add(self, at: int, col: pa.Array) -> _Numbers | _Chunks:
+        if col.null_count > 0:
+            return _Chunks(self.type, [pa.array(self.values[:at].copy())]).add(at, col)
+        self.values[at : at + len(col)] = col.to_numpy()
+        return self
+
+    def finish(self, n: int) -> pa.Array:
+        return pa.array(self.values)
+
+
+class _Text:
+    """Strings in one array of all the rows: offsets known in advance (one per row), the
+    characters in a buffer grown as needed (numpy's resize reallocates, which the C library
+    does for big blocks by remapping pages, not copying them). 32-bit offsets become 64-bit
+    if the characters pass 2 GiB (_STRING_CHARS), the column then being large_string."""
+
+    def __init__(self, type: pa.DataType, n: int) -> None:
+        self.type = type
+        self.offsets = np.zeros(n + 1, dtype=np.int64 if type == pa.large_string() else np.int32)
+        self.chars = np.empty(0, dtype=np.uint8)
+        self.used = 0
+
+    def add(self, at: int, col: pa.Array) -> _Text | _Chunks:
+        if col.null_count > 0:
+            return _Chunks(self.type, [self._array(at)]).add(at, col)
+        rows = len(col)
+        wide = np.int64 if col.type == pa.large_string() else np.int32
+        offsets = np.frombuffer(col.buffers()[1], dtype=wide)[col.offset : col.offset + rows + 1]
+        lo, hi = int(offsets[0]), int(offsets[-1])
+        end = self.used + hi - lo
+        if end > _STRING_CHARS and self.offsets.dtype == np.int32:
+            self.offsets = self.offsets.astype(np.int64)
+            self.type = pa.large_string()
+        if end > len(self.chars):  # room for the rest at this batch's bytes per row, and 5%
+            guess = end * (len(self.offsets) - 1) // (at + rows) * 21 // 20
+            self.chars.resize(max(end, guess), refcheck=False)
+        if hi > lo:
+            data = np.frombuffer(col.buffers()[2], dtype=np.uint8)
+            self.chars[self.used : end] = data[lo:hi]
+        self.offsets[at + 1 : at + rows + 1] = offsets[1:] - (lo - self.used)
+        self.used = end
+        return self
+
+    def _array(self, rows: int) -> pa.Array:
+        self.chars.resize(self.used, refcheck=False)
+        offsets = pa.py_buffer(self.offsets[: rows + 1])
+        return pa.Array.from_buffers(self.type, rows, [None, offsets, pa.py_buffer(self.chars)])
+
+    def finish(self, n: int) -> pa.Array:
+        return self._array(n)
+
+
+def _filler(type: pa.DataType, n: int) -> _Numbers | _Text | _Chunks:
+    if (pa.types.is_integer(type) or pa.types.is_floating(type)) and not pa.types.is_float16(type):
+        return _Numbers(type, n)
+    if type in (pa.string(), pa.large_string()):
+        return _Text(type, n)
+    return _Chunks(type)
 
 
 def clip(text: str, limit: int) -> str:

@@ -150,6 +150,79 @@ def test_parquet_numbers_are_read_into_one_chunk_and_the_rest_as_written(
         assert got.column(name).num_chunks == 1, name
 
 
+def _text_table(n: int) -> pa.Table:
+    """Ids with an empty string and characters of several bytes among them."""
+    ids = ["" if i == 9 else f"id-{i}-{'é' * (i % 4)}" for i in range(n)]
+    return pa.table({"item_id": ids, "cluster_id": [f"c{i % 6}" for i in range(n)]})
+
+
+def test_parquet_text_is_read_into_one_chunk(tmp_path, small_parquet_batches):
+    from clusterscore._io import read_file
+
+    path, want = many_row_groups(tmp_path, _text_table(50))
+    got = read_file(path).table
+    assert got.equals(want)
+    assert got.schema == want.schema
+    for name in ("item_id", "cluster_id"):
+        assert got.column(name).num_chunks == 1, name
+        got.column(name).validate(full=True)
+
+
+def test_parquet_folder_is_read_into_one_chunk_per_column(tmp_path, small_parquet_batches):
+    import pyarrow.dataset as pads
+    import pyarrow.parquet as pq
+
+    from clusterscore._io import read_file
+
+    table = _text_table(50).append_column("weight", pa.array(np.linspace(0.5, 2.0, 50)))
+    (tmp_path / "part").mkdir()
+    for k, start in enumerate(range(0, 50, 20)):
+        pq.write_table(table.slice(start, 20), tmp_path / "part" / f"part-{k}.parquet")
+    got = read_file(tmp_path / "part").table
+    assert got.equals(pads.dataset(tmp_path / "part").to_table())
+    assert got.equals(table)
+    for name in got.column_names:
+        assert got.column(name).num_chunks == 1, name
+
+
+def test_parquet_text_past_32_bit_offsets_becomes_large_string(
+    tmp_path, monkeypatch, small_parquet_batches
+):
+    from clusterscore import _io
+
+    monkeypatch.setattr(_io, "_STRING_CHARS", 100)  # passed in the third batch of seven rows
+    table = _text_table(50)
+    path, want = many_row_groups(tmp_path, table)
+    got = _io.read_file(path).table
+    assert got.schema.field("item_id").type == pa.large_string()
+    assert got.column("item_id").num_chunks == 1
+    assert got.column("item_id").to_pylist() == want.column("item_id").to_pylist()
+    assert got.column("cluster_id").type == pa.string()  # 150 characters in all
+    assert cs.evaluate(path, table).overall == cs.evaluate(table, table).overall
+
+
+def test_parquet_text_with_a_null_after_the_first_batches(
+    tmp_path, monkeypatch, small_parquet_batches
+):
+    from clusterscore import _io
+
+    table = _text_table(30)
+    ids = table.column("item_id").to_pylist()
+    ids[25] = None  # in the fourth batch
+    table = table.set_column(0, "item_id", pa.array(ids))
+    path, want = many_row_groups(tmp_path, table)
+    got = _io.read_file(path).table
+    assert got.equals(want)
+    assert got.column("item_id").null_count == 1
+    assert got.column("cluster_id").num_chunks == 1
+    monkeypatch.setattr(_io, "_STRING_CHARS", 40)  # large_string before the null
+    got = _io.read_file(path).table
+    assert got.column("item_id").type == pa.large_string()
+    assert got.column("item_id").to_pylist() == ids
+    with pytest.raises(ValueError, match=r"t.parquet row 25: missing value in column 'item_id'"):
+        cs.evaluate(path, {1: 1})
+
+
 def test_parquet_number_column_with_nulls_after_the_first_batches(tmp_path, small_parquet_batches):
     from clusterscore._io import read_file
 

@@ -160,8 +160,8 @@ def _read_folder(
     try:
         dataset = pads.dataset(inner, filesystem=filesystem, format=fmt, partitioning="hive")
         if fmt == "parquet":
-            batches = dataset.to_batches(batch_size=_PARQUET_BATCH_ROWS)
-            table = _filled(name, dataset.schema, dataset.count_rows(), batches)
+            table = _read_dataset(name, dataset)
+            _release_decoding_buffers()
         else:
             table = dataset.to_table()
         _check_text(table)
@@ -173,6 +173,7 @@ def _read_folder(
 def _checked_parquet(name: str, open_file: Callable[[], pq.ParquetFile]) -> pa.Table:
     try:
         table = _read_parquet(name, open_file())
+        _release_decoding_buffers()
         _check_text(table)
     except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
         raise ValueError(f"{name}: not a readable Parquet file ({short(e)})") from None
@@ -192,6 +193,18 @@ def _check_text(table: pa.Table) -> None:
 _PARQUET_BATCH_ROWS = 1 << 20
 # The most characters 32-bit offsets address (tests lower it).
 _STRING_CHARS = 2**31 - 1
+
+
+def _release_decoding_buffers() -> None:
+    """What Arrow's allocator kept of a reader's buffers once the reader is gone (at 1e7
+    string ids, 0.26 GiB per file): the core's arrays do not come from it."""
+    pa.default_memory_pool().release_unused()
+
+
+def _read_dataset(name: str, dataset: pads.Dataset) -> pa.Table:
+    """A folder's Parquet files, read as _filled() fills them."""
+    batches = dataset.to_batches(batch_size=_PARQUET_BATCH_ROWS)
+    return _filled(name, dataset.schema, dataset.count_rows(), batches)
 
 
 def _read_parquet(p: str, f: pq.ParquetFile) -> pa.Table:
@@ -219,8 +232,6 @@ def _filled(p: str, schema: pa.Schema, n: int, batches: Iterable[pa.RecordBatch]
     if at != n:
         raise ValueError(f"{p}: holds {at:,} rows where its metadata says {n:,}")
     arrays = [c.finish(n) for c in columns]
-    # Decoding buffers Arrow's allocator kept: the core's arrays come from elsewhere.
-    pa.default_memory_pool().release_unused()
     # A text column past 2 GiB of characters became large_string.
     fields = [field.with_type(a.type) for field, a in zip(schema, arrays, strict=True)]
     return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=schema.metadata))
@@ -287,7 +298,7 @@ class _Text:
         if hi > lo:
             data = np.frombuffer(col.buffers()[2], dtype=np.uint8)
             self.chars[self.used : end] = data[lo:hi]
-        self.offsets[at + 1 : at + rows + 1] = offsets[1:] - (lo - self.used)
+        self.offsets[at + 1 : at + rows + 1] = _shifted(offsets[1:], self.used - lo, self.offsets)
         self.used = end
         return self
 
@@ -298,6 +309,12 @@ class _Text:
 
     def finish(self, n: int) -> pa.Array:
         return self._array(n)
+
+
+def _shifted(offsets: np.ndarray, by: int, like: np.ndarray) -> np.ndarray:
+    """offsets + by, in the width of `like`: past 2 GiB of characters a batch's 32-bit
+    offsets are shifted beyond 32 bits."""
+    return offsets.astype(like.dtype) + by
 
 
 def _filler(type: pa.DataType, n: int) -> _Numbers | _Text | _Chunks:

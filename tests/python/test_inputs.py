@@ -201,6 +201,14 @@ def test_parquet_text_past_32_bit_offsets_becomes_large_string(
     assert cs.evaluate(path, table).overall == cs.evaluate(table, table).overall
 
 
+def test_text_offsets_past_2_gib_are_shifted_in_64_bits():
+    """A batch's 32-bit offsets, shifted to where the column's characters end past 2^31."""
+    from clusterscore._io import _shifted
+
+    got = _shifted(np.array([2, 5], np.int32), 2**31 + 3, np.zeros(1, np.int64))
+    assert got.tolist() == [2**31 + 5, 2**31 + 8]
+
+
 def test_parquet_text_with_a_null_after_the_first_batches(
     tmp_path, monkeypatch, small_parquet_batches
 ):

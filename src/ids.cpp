@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "clusterscore/id_chunks.h"
+#include "detail/intern_column.h"
 
 namespace clusterscore {
 
@@ -95,6 +96,12 @@ ConcatenatedIds concatenate(const std::vector<IdColumn>& chunks) {
     out.column = IdColumn::of_strings(out.chars.data(), out.offsets.data(), n);
   if (any_valid) out.column.valid = out.valid.data();
   return out;
+}
+
+ColumnCodes column_codes(const IdColumn& column) {
+  ColumnCodes c;
+  c.code = detail::intern_column(column, &c.first_row);
+  return c;
 }
 
 }  // namespace clusterscore

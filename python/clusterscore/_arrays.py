@@ -73,6 +73,15 @@ def id_tuple(arr: pa.Array | pa.ChunkedArray, with_validity: bool = False) -> tu
 
 
 def take(column: pa.Array | pa.ChunkedArray, indices: Any) -> pa.Array | pa.ChunkedArray:
+    """`_take()`, with the values of a dictionary column (a coded cluster column, a
+    categorical) rather than its codes: what a user reads in a result."""
+    got = _take(column, indices)
+    if not pa.types.is_dictionary(got.type):
+        return got
+    return pc.cast(got, got.type.value_type)
+
+
+def _take(column: pa.Array | pa.ChunkedArray, indices: Any) -> pa.Array | pa.ChunkedArray:
     """`column.take(indices)` (null indices give nulls), without letting Arrow join a
     chunked column's chunks first: that copies the whole column (60 MB for a slice column
     of 1e7 short strings) to fetch a few rows. Few rows are taken chunk by chunk."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath
 from typing import Any
 
@@ -20,7 +20,7 @@ import pyarrow.dataset as pads
 import pyarrow.fs as pafs
 import pyarrow.parquet as pq
 
-from . import _arrays
+from . import _arrays, _core
 from ._progress import advance
 from ._terms import term
 
@@ -38,6 +38,9 @@ class Source:
     name: str  # file path, or the role for in-memory input
     kind: str  # "csv", "parquet", "folder" or "memory"
     path: Path | None = None
+    # Text columns this module replaced by dictionary arrays of their values' codes in
+    # order of first appearance (code_column), which the core takes as integer ids.
+    coded: set[str] = field(default_factory=set)
 
     def where(self, row: int) -> str:
         """'truth.csv line 7', 'actual.parquet row 6' or 'truth row 6' (rows from 0)."""
@@ -577,7 +580,27 @@ def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Sou
     require_no_nulls(src, cluster_col)
     require_id_column(src, item_col)
     require_id_column(src, cluster_col)
+    if src.kind != "memory":  # a table of our own: its strings may go
+        code_column(src, cluster_col)
     return src
+
+
+def code_column(src: Source, column: str) -> None:
+    """Replaces a text column (cluster ids) by a dictionary array: each row's code, in order
+    of first appearance, and each code's value. At 1e8 rows of cluster ids like
+    "cluster-<n>" that is ~0.7 GiB in place of ~2 GiB, and the core numbers the codes as it
+    would have numbered the strings. Only for tables read here: an input given in memory
+    is the caller's, and its strings would stay beside the codes."""
+    col = src.table.column(column)
+    if column in src.coded or col.type not in (pa.string(), pa.large_string()):
+        return
+    codes, first_rows = _core.column_codes(_arrays.id_tuple(col))
+    if len(first_rows) > np.iinfo(np.int32).max:
+        return  # beyond what dictionary indices of 32 bits hold
+    values = _arrays.flat(_arrays.take(col, pa.array(first_rows.astype(np.int64))))
+    coded = pa.DictionaryArray.from_arrays(pa.array(codes.view(np.int32)), values)
+    src.table = src.table.set_column(src.table.column_names.index(column), column, coded)
+    src.coded.add(column)
 
 
 def load_items(obj: Any, item_col: str, weight_col: str) -> Source:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _arrays, _core
 from ._io import Source, item_id_arrays, load_clustering, load_items
@@ -115,10 +116,10 @@ class Comparison:
             self._core = _core.Comparison(
                 ra,
                 _arrays.id_tuple(ids[0]),
-                _arrays.id_tuple(_arrays.normalize_ids(self._a.table.column(cluster_col))),
+                _cluster_ids(self._a, cluster_col),
                 rb,
                 _arrays.id_tuple(ids[1]),
-                _arrays.id_tuple(_arrays.normalize_ids(self._b.table.column(cluster_col))),
+                _cluster_ids(self._b, cluster_col),
                 items_arg,
                 weights,
                 self._family,
@@ -242,8 +243,8 @@ class Comparison:
         b_row = d.pop("b_cluster_row")
         cols: dict[str, Any] = {
             self._item_col: self._a.table.column(self._item_col).take(item),
-            f"{ra}_cluster": self._a.table.column(self._cluster_col).take(item),
-            f"{rb}_cluster": self._b.table.column(self._cluster_col).take(b_row),
+            f"{ra}_cluster": _arrays.take(self._a.table.column(self._cluster_col), item),
+            f"{rb}_cluster": _arrays.take(self._b.table.column(self._cluster_col), b_row),
             "weight": d.pop("weight"),
         }
         cols.update(self._item_columns(d))
@@ -317,6 +318,16 @@ class Comparison:
              for k, v in g.items()}
         )  # fmt: skip
         return pa.table(cols)
+
+
+def _cluster_ids(src: Source, column: str) -> tuple | list:
+    """The core's view of a cluster column: a coded one's codes as integer ids (the core
+    numbers them in the same order as the strings they stand for)."""
+    col = src.table.column(column)
+    if column in src.coded:
+        coded = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+        return _arrays.id_tuple(pc.cast(coded.indices, pa.int64()))
+    return _arrays.id_tuple(_arrays.normalize_ids(col))
 
 
 def _unit_sizes(units: Units | None) -> tuple[np.ndarray | None, np.ndarray | None]:

@@ -188,6 +188,18 @@ void bind_comparison(nb::module_& m) {
         return nb::cast(without_gil([&] { return truth_cluster_sums(c, g); }));
       },
       nb::arg("comparison"), nb::arg("grouping").none());
+  // A cluster column as codes and first rows (ColumnCodes), for Python to keep the codes
+  // and the first rows' values in place of the strings.
+  m.def(
+      "column_codes",
+      [](nb::handle ids) {
+        Columns column;
+        const IdColumn c = column(ids);
+        ColumnCodes codes = without_gil([&] { return column_codes(c); });
+        return nb::make_tuple(to_numpy(std::move(codes.code)),
+                              to_numpy(std::move(codes.first_row)));
+      },
+      nb::arg("ids"));
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
         nb::arg("confidence"), nb::arg("cluster_rank") = std::vector<uint32_t>{});
 

@@ -185,6 +185,47 @@ def test_parquet_folder_is_read_into_one_chunk_per_column(tmp_path, small_parque
         assert got.column(name).num_chunks == 1, name
 
 
+def _named_clusterings(n: int = 400, seed: int = 5):
+    """Truth, actual and items with text ids: clusters listed out of order, items missing
+    on either side."""
+    rng = np.random.default_rng(seed)
+    ids = [f"item-{i}" for i in rng.permutation(n)]
+    truth = pa.table(
+        {"item_id": ids[: n - 40], "cluster_id": [f"t{c}" for c in rng.integers(0, 60, n - 40)]}
+    )
+    actual = pa.table(
+        {"item_id": ids[30:][::-1], "cluster_id": [f"a{c}" for c in rng.integers(0, 90, n - 30)]}
+    )
+    items = pa.table({"item_id": ids, "weight": rng.uniform(0.5, 2.0, n)})
+    return truth, actual, items
+
+
+def test_cluster_ids_read_from_files_are_coded_and_score_as_in_memory(tmp_path):
+    """A file's cluster column is kept as codes and the values of the codes; every
+    result that names clusters names them as the in-memory input does."""
+    import pyarrow.parquet as pq
+
+    from clusterscore._io import load_clustering
+
+    tables = _named_clusterings()
+    paths = []
+    for name, table in zip(("truth", "actual", "items"), tables, strict=True):
+        pq.write_table(table, tmp_path / f"{name}.parquet", row_group_size=64)
+        paths.append(tmp_path / f"{name}.parquet")
+    src = load_clustering(paths[0], "truth", "item_id", "cluster_id")
+    assert src.coded == {"cluster_id"}
+    assert pa.types.is_dictionary(src.table.column("cluster_id").type)
+    assert src.table.column("cluster_id").to_pylist() == tables[0].column("cluster_id").to_pylist()
+    for how in (cs.evaluate, cs.diff):
+        files, memory = how(*paths), how(*tables)
+        assert files.overall == memory.overall
+        for side in files.roles:
+            assert files.per_cluster_table(side).equals(memory.per_cluster_table(side))
+        assert files.per_item_table().equals(memory.per_item_table())
+        assert files.input_fingerprints == memory.input_fingerprints
+    assert cs.diff(*paths).flows_table().equals(cs.diff(*tables).flows_table())
+
+
 def test_parquet_text_past_32_bit_offsets_becomes_large_string(
     tmp_path, monkeypatch, small_parquet_batches
 ):

@@ -65,7 +65,6 @@ struct Tuple {
 struct Found {
   uint32_t b_cluster;  // string ids: B's row until compare_strings() makes it a cluster
   uint32_t items_row;
-  double weight;
 };
 
 union Entry {
@@ -74,28 +73,35 @@ union Entry {
 };
 static_assert(sizeof(Entry) == sizeof(Tuple));
 
-// An items-table row: its tuple and its weight (1 if none were given), scattered as one
-// record. Scattered to a stream of their own, the weights doubled the streams, and the
-// items table's scatter took more than twice as long as A's.
-struct WeightedEntry {
-  Tuple tuple;
-  double weight;
-};
+// Each row's dense cluster index, numbered in order of first appearance, and each
+// cluster's first row: interned from the cluster ids, or the caller's codes, which are
+// numbered that way already (checked: a code past the next new one is an error).
+BigVector<uint32_t> cluster_index(const ClusteringInput& c, BigVector<uint64_t>* first_row) {
+  if (!c.cluster_codes) return detail::intern_column(c.clusters, first_row);
+  const size_t n = c.clusters.size;
+  BigVector<uint32_t> out(c.cluster_codes, c.cluster_codes + n);
+  for (size_t r = 0; r < n; ++r) {
+    detail::poll_every(r);
+    if (out[r] < first_row->size()) continue;
+    if (out[r] != first_row->size())
+      throw std::invalid_argument("clusterscore: cluster codes not in order of first appearance");
+    first_row->push_back(r);
+  }
+  return out;
+}
 
-// One column's rows grouped by partition, in row order within each partition: records
-// `Rec`, an Entry (the clusterings) or a WeightedEntry (the items table).
-template <class Rec>
+// One column's rows grouped by partition, in row order within each partition. The items
+// table's weights are not in its records: gathered by row once the join is done
+// (gather_weights), they cost a pass of random reads instead of 8 bytes a row at the
+// join's peak.
 struct Partitions {
-  BigBuffer<Rec> entries;
+  BigBuffer<Entry> entries;
   std::vector<size_t> begin;  // partition p is entries[begin[p], end[p])
   std::vector<size_t> end;
-  bool bad_weight = false;  // some weight is not a finite number > 0
 
   bool empty() const { return begin.empty(); }
   size_t size(size_t p) const { return empty() ? 0 : end[p] - begin[p]; }
 };
-using ClusteringParts = Partitions<Entry>;
-using ItemParts = Partitions<WeightedEntry>;
 
 // The partition of `hash`: its top `bits` bits (0 to 16), in two shifts so that 0 bits
 // (one partition) needs no branch.
@@ -113,44 +119,30 @@ size_t room_per_partition(size_t rows, unsigned bits) {
   return mean + 8 * sd + 64;
 }
 
-// Row r's record: its tuple (with extra[r] if `extra` is not null) and, for the items
-// table, its weight.
-inline void make_rec(uint64_t h, size_t r, const uint32_t* extra, const double*, Entry* e) {
-  e->tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
-}
-inline void make_rec(uint64_t h, size_t r, const uint32_t*, const double* weight,
-                     WeightedEntry* e) {
-  *e = {Tuple{h, uint32_t(r), 0}, weight ? weight[r] : 1.0};
-}
-
-// Stable scatter of rows into partitions laid out by `out.begin` (which it consumes);
-// false if a partition outgrew its room (`out.end` then is not meaningful).
-template <class Hash, class Rec>
-bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const double* weight,
-             unsigned bits, const std::vector<size_t>& limit, Partitions<Rec>* out) {
-  // Through local pointers and a local flag: writing through `out` is slower, as the
-  // compiler cannot keep them in registers. Written a cache line at a time
-  // (detail/line_scatter.h), or plainly on AMD processors (LineScatter's choice).
+// Stable scatter of rows into partitions laid out by `out.begin` (which it consumes), each
+// row's tuple with extra[r] if `extra` is not null; false if a partition outgrew its room
+// (`out.end` then is not meaningful).
+template <class Hash>
+bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, unsigned bits,
+             const std::vector<size_t>& limit, Partitions* out) {
+  // Through local pointers: writing through `out` is slower, as the compiler cannot keep
+  // them in registers. Written a cache line at a time (detail/line_scatter.h), or plainly
+  // on AMD processors (LineScatter's choice).
   std::vector<size_t> next = out->begin;
   size_t* const at_next = next.data();
   const size_t* const at_limit = limit.data();
-  detail::LineScatter<Rec> entries(out->entries.data(), out->begin);
-  bool bad_weight = false;
+  detail::LineScatter<Entry> entries(out->entries.data(), out->begin);
   for (size_t r = 0; r < ids.size; ++r) {
     detail::poll_every(r);
     const uint64_t h = hash(ids, r);
     const size_t p = part_of(h, bits);
     if (at_next[p] == at_limit[p]) [[unlikely]]
       return false;
-    Rec e;
-    make_rec(h, r, extra, weight, &e);
+    Entry e;
+    e.tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
     entries.put(p, at_next[p]++, e);
-    // Checked here, where every weight passes anyway (rather than in a pass of its
-    // own); check_weights() names the first bad one.
-    if (weight) bad_weight |= !good_weight(weight[r]);
   }
   entries.finish(next);
-  out->bad_weight = bad_weight;
   out->end = std::move(next);
   return true;
 }
@@ -159,25 +151,24 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, const
 // of each partition); two, counting first (placed as detail/radix_partition.h places), when
 // rows are few or a partition overflows. One stretch: the columns are partitioned on threads
 // of their own.
-template <class Rec, class Hash>
-Partitions<Rec> partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra,
-                          const double* weight, unsigned bits) {
-  Partitions<Rec> out;
+template <class Hash>
+Partitions partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra, unsigned bits) {
+  Partitions out;
   const size_t n = ids.size, parts = size_t(1) << bits;
   if (const size_t room = room_per_partition(n, bits)) {
-    out.entries = BigBuffer<Rec>(parts * room);
+    out.entries = BigBuffer<Entry>(parts * room);
     out.begin.resize(parts);
     std::vector<size_t> limit(parts);
     for (size_t p = 0; p < parts; ++p) out.begin[p] = p * room, limit[p] = (p + 1) * room;
-    if (scatter(hash, ids, extra, weight, bits, limit, &out)) return out;
+    if (scatter(hash, ids, extra, bits, limit, &out)) return out;
   }
-  out = Partitions<Rec>{};  // the overflowed buffers go before new ones are taken
+  out = Partitions{};  // the overflowed buffers go before new ones are taken
   std::vector<std::vector<size_t>> count(1, std::vector<size_t>(parts, 0));
   for (size_t r = 0; r < n; ++r) ++count[0][part_of(hash(ids, r), bits)];
   const std::vector<size_t> start = detail::place(count, parts).start;
-  out.entries = BigBuffer<Rec>(n);
+  out.entries = BigBuffer<Entry>(n);
   out.begin.assign(start.begin(), start.end() - 1);
-  if (!scatter(hash, ids, extra, weight, bits, {start.begin() + 1, start.end()}, &out))
+  if (!scatter(hash, ids, extra, bits, {start.begin() + 1, start.end()}, &out))
     throw std::logic_error("clusterscore: partition counts were wrong");
   return out;
 }
@@ -258,36 +249,41 @@ class PartitionedJoin {
   bool run(size_t partition_rows) {
     const unsigned bits = partition_bits(partition_rows);
     BigVector<uint32_t> b_row_cluster;
-    ClusteringParts pa;
-    ItemParts pt;
+    Partitions pa;
+    Partitions pt;
     // Four independent passes over the inputs, on as many threads as there are. B's
     // partitions carry its rows' clusters (integer ids), so they follow B's clusters.
     detail::parallel_invoke(
         [&] {
-          b_row_cluster = detail::intern_column(b_.clusters, &j_->b_cluster_first_row);
+          b_row_cluster = cluster_index(b_, &j_->b_cluster_first_row);
           // String ids keep B's row (in the tuple anyway) until their bytes are compared.
           const uint32_t* b_extra = Hash::kExact ? b_row_cluster.data() : nullptr;
-          pb_ = partition<Entry>(hash_, b_.items, b_extra, nullptr, bits);
+          pb_ = partition(hash_, b_.items, b_extra, bits);
         },
-        [&] { pa = partition<Entry>(hash_, a_.items, nullptr, nullptr, bits); },
-        [&] { j_->a_cluster = detail::intern_column(a_.clusters, &j_->a_cluster_first_row); },
+        [&] { pa = partition(hash_, a_.items, nullptr, bits); },
+        [&] { j_->a_cluster = cluster_index(a_, &j_->a_cluster_first_row); },
         [&] {
-          if (t_) pt = partition<WeightedEntry>(hash_, t_->items, nullptr, t_->weights, bits);
+          if (!t_) return;
+          pt = partition(hash_, t_->items, nullptr, bits);
+          t_bad_weight_ =
+              t_->weights && !std::all_of(t_->weights, t_->weights + t_->items.size, good_weight);
         });
     join_partitions(bits, pa, pt);
-    // What the items table's entries gave is in A's entries and B's partitions now. Freed
-    // before the per-item arrays are taken: at 24 bytes a row, the join's peak otherwise.
-    pt = ItemParts{};
+    // What the items table's entries gave is in A's entries and B's partitions now: freed
+    // before the per-item arrays are taken.
+    pt = Partitions{};
     if (!report_repeat(a_.role, a_.items, a_repeat_)) return false;
     if (!report_repeat(b_.role, b_.items, b_repeat_)) return false;
     if (t_bad_weight_) check_weights(*t_);
     if (t_ && !report_repeat("items", t_->items, t_repeat_)) return false;
     unpartition(pa, bits);
+    pa = Partitions{};
     if constexpr (!Hash::kExact)
       if (!compare_strings(b_row_cluster)) return false;
     append_b_only(b_row_cluster, bits);
     if constexpr (!Hash::kExact)
       if (!compare_b_only_strings()) return false;
+    gather_weights();
     return true;
   }
 
@@ -306,8 +302,7 @@ class PartitionedJoin {
   // Partitions are independent: each thread joins whole ones through a table of its own.
   // What they share is combined so that no result depends on which thread did what: the
   // B-only bits by atomic or, the first repeats by minimum, the unmatched rows by sum.
-  void join_partitions(unsigned bits, ClusteringParts& pa, const ItemParts& pt) {
-    t_bad_weight_ = pt.bad_weight;
+  void join_partitions(unsigned bits, Partitions& pa, const Partitions& pt) {
     b_only_.assign((b_.items.size + 63) / 64, 0);
     const size_t parts = size_t(1) << bits;
     std::vector<PartWorker> workers(detail::workers_for(parts));
@@ -330,26 +325,23 @@ class PartitionedJoin {
       j_->items_table_unmatched += w.items_unmatched;
     }
     for (uint64_t word : b_only_) b_only_count_ += size_t(std::popcount(word));
-    if (b_only_count_ == 0) pb_ = ClusteringParts{};  // as soon as it is not needed
+    if (b_only_count_ == 0) pb_ = Partitions{};  // as soon as it is not needed
   }
 
   // The per-item arrays of A's items, in A's row order: each row's partition is found
   // again, and partitions are read front to back, so every read is sequential in one of
   // the partitions. B-only items are appended later: room is reserved for exactly them
   // (a cached block given to a reservation stays resident even where it is not used).
-  void unpartition(const ClusteringParts& pa, unsigned bits) {
+  void unpartition(const Partitions& pa, unsigned bits) {
     const size_t n = a_.items.size, all = n + b_only_count_;
     if (all >= kNone) throw std::length_error("clusterscore: more than 2^32-2 distinct ids");
     j_->b_cluster.reserve(all);
-    j_->weight.reserve(all);
     if (t_) j_->items_row.reserve(all);
     // Written through plain pointers: push_back() checked capacity and stored each
     // vector's end for every row. resize() leaves BigVector's elements unwritten.
     j_->b_cluster.resize(n);
-    j_->weight.resize(n);
     if (t_) j_->items_row.resize(n);
     uint32_t* const b_cluster = j_->b_cluster.data();
-    double* const weight = j_->weight.data();
     uint32_t* const items_row = t_ ? j_->items_row.data() : nullptr;
     const Entry* const entries = pa.entries.data();
     std::vector<size_t> next = pa.begin;
@@ -363,7 +355,6 @@ class PartitionedJoin {
       detail::prefetch_lines_ahead(&entries[at], detail::kStreamLinesAhead);
       const Found& f = entries[at].found;
       b_cluster[r] = f.b_cluster;
-      weight[r] = f.weight;
       if (items_row) items_row[r] = f.items_row;
     }
   }
@@ -418,9 +409,9 @@ class PartitionedJoin {
   // (detail::prefetch_stream): a partition is a stream of ~200 KB that the hardware
   // prefetcher picks up late, and the loop stalled on loading them (1 KiB ahead did less,
   // 4 KiB no better).
-  template <class Rec, class On>
-  [[gnu::always_inline]] static void each_entry(const Partitions<Rec>& part, size_t p,
-                                                PartTable& table, On on) {
+  template <class On>
+  [[gnu::always_inline]] static void each_entry(const Partitions& part, size_t p, PartTable& table,
+                                                On on) {
     const size_t begin = part.begin[p], end = part.end[p];
     const size_t ahead = end - begin > kPrefetch ? end - kPrefetch : begin;
     for (size_t e = begin; e < ahead; ++e) {
@@ -437,9 +428,9 @@ class PartitionedJoin {
 
   // Puts partition p of A in the table, turning each entry into "nothing found yet" as it
   // goes (a repeat's first row is found again by a scan, as for B).
-  void add_a(ClusteringParts& pa, size_t p, PartWorker& w) {
+  void add_a(Partitions& pa, size_t p, PartWorker& w) {
     each_entry(pa, p, w.table, [&](size_t e, const Tuple& x, Slot& s) {
-      pa.entries[e].found = {kNone, kNone, 1.0};
+      pa.entries[e].found = {kNone, kNone};
       if (s.in(kInA)) {
         w.a_repeat.note(x.row);
         return;
@@ -452,7 +443,7 @@ class PartitionedJoin {
   // A B item found in A goes to its A entry. One that is not (B-only) gets a Found of its
   // own at the front of the partition, in row order, for the items table to fill and
   // append_b_only() to read: the front never passes the entry being read.
-  void add_b(size_t p, PartWorker& w, ClusteringParts& pa) {
+  void add_b(size_t p, PartWorker& w, Partitions& pa) {
     size_t front = pb_.begin[p];
     each_entry(pb_, p, w.table, [&](size_t, const Tuple& x, Slot& s) {
       if (s.in(kInB)) {
@@ -464,7 +455,7 @@ class PartitionedJoin {
         pa.entries[s.row].found.b_cluster = Hash::kExact ? x.extra : x.row;
       } else {
         s.row = uint32_t(front);
-        pb_.entries[front++].found = {kNone, kNone, 1.0};  // b_cluster is set from B's row
+        pb_.entries[front++].found = {kNone, kNone};  // b_cluster is set from B's row
         // Another thread's partition may set a bit of the same word.
         std::atomic_ref<uint64_t>(b_only_[x.row >> 6])
             .fetch_or(uint64_t(1) << (x.row & 63), std::memory_order_relaxed);
@@ -472,9 +463,9 @@ class PartitionedJoin {
     });
   }
 
-  void add_items(const ItemParts& pt, size_t p, PartWorker& w, ClusteringParts& pa) {
+  void add_items(const Partitions& pt, size_t p, PartWorker& w, Partitions& pa) {
     if (pt.empty()) return;  // no items table
-    each_entry(pt, p, w.table, [&](size_t e, const Tuple& x, Slot& s) {
+    each_entry(pt, p, w.table, [&](size_t, const Tuple& x, Slot& s) {
       if (s.in(kInItems)) {
         w.t_repeat.note(x.row);
         return;
@@ -483,7 +474,6 @@ class PartitionedJoin {
       if (s.in(kInA) || s.in(kInB)) {  // the row of its A entry, or of its B-only Found
         Found& f = (s.in(kInA) ? pa : pb_).entries[s.row].found;
         f.items_row = x.row;
-        f.weight = pt.entries[e].weight;
       } else {
         s.row = x.row;
         ++w.items_unmatched;
@@ -501,10 +491,8 @@ class PartitionedJoin {
     // Through plain pointers, as in unpartition(): room for them was reserved there.
     const size_t n = a_.items.size, all = n + b_only_count_;
     j_->b_cluster.resize(all);
-    j_->weight.resize(all);
     if (t_) j_->items_row.resize(all);
     uint32_t* b_cluster = j_->b_cluster.data() + n;
-    double* weight = j_->weight.data() + n;
     uint32_t* items_row = t_ ? j_->items_row.data() + n : nullptr;
     const Entry* const entries = pb_.entries.data();
     std::vector<size_t> next = pb_.begin;
@@ -513,12 +501,36 @@ class PartitionedJoin {
       detail::prefetch_lines_ahead(&entries[at], detail::kStreamLinesAhead);  // as in unpartition()
       const Found& f = entries[at].found;
       *b_cluster++ = b_row_cluster[r];
-      *weight++ = f.weight;
       if (items_row) *items_row++ = f.items_row;
       return true;
     });
     j_->a_cluster.resize(all, kNone);
-    pb_ = ClusteringParts{};
+    pb_ = Partitions{};
+  }
+
+  // Each item's weight: its items-table row's, or 1 (no row, or no weights). The rows are
+  // read in order and the weights at random, fetched kPrefetch items ahead; in stretches
+  // on every thread (each writes only its own items).
+  void gather_weights() {
+    const size_t all = j_->n_items();
+    j_->weight.resize(all);
+    double* const weight = j_->weight.data();
+    if (!t_ || !t_->weights) {
+      std::fill(weight, weight + all, 1.0);
+      return;
+    }
+    const uint32_t* const row = j_->items_row.data();
+    const double* const w = t_->weights;
+    constexpr size_t kStretch = size_t(1) << 20;
+    detail::parallel_for((all + kStretch - 1) / kStretch, [&](size_t, size_t s) {
+      const size_t begin = s * kStretch, end = std::min(all, begin + kStretch);
+      for (size_t i = begin; i < end; ++i) {
+        if (i + kPrefetch < end && row[i + kPrefetch] != kNone)
+          detail::prefetch(&w[row[i + kPrefetch]]);
+        weight[i] = row[i] == kNone ? 1.0 : w[row[i]];
+      }
+      detail::poll_interrupt();
+    });
   }
 
   // String ids: whether each B-only item's bytes equal those of the items-table row its
@@ -559,7 +571,7 @@ class PartitionedJoin {
   // common item was a random write per B row.
   BigVector<uint64_t> b_only_;
   size_t b_only_count_ = 0;
-  ClusteringParts pb_;  // B's, while B-only items are still to be appended
+  Partitions pb_;  // B's, while B-only items are still to be appended
   FirstRepeat a_repeat_, b_repeat_, t_repeat_;
   bool t_bad_weight_ = false;
 };

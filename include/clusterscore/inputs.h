@@ -10,10 +10,14 @@ namespace clusterscore {
 
 // One clustering: row r puts item items[r] in cluster clusters[r].
 // `role` ("truth", "actual", "base", "exp") names it in error messages.
+// `cluster_codes`, if not null, gives the clusters instead, as codes numbered in order of
+// first appearance (0, then 1, ...: a caller's own interning of its cluster ids, which it
+// keeps in place of them); `clusters` then only gives the row count.
 struct ClusteringInput {
   std::string role;
   IdColumn items;
   IdColumn clusters;
+  const uint32_t* cluster_codes = nullptr;
 };
 
 // Item attributes: row r gives item items[r] the weight weights[r]

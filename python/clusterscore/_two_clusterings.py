@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from . import _arrays, _core
 from ._io import Source, item_id_arrays, load_clustering, load_items
@@ -267,10 +266,13 @@ class Comparison:
         first_rows = self._core.cluster_first_rows(core_side)
         # Codes come in increasing order, so as many as there are clusters are all of them:
         # no gather.
-        if codes is not None and len(codes) != len(first_rows):
-            first_rows = first_rows[codes]
+        every = codes is None or len(codes) == len(first_rows)
         src = self._a if core_side == _core.Side.a else self._b
-        return _arrays.take(src.table.column(self._cluster_col), first_rows)
+        column = src.table.column(self._cluster_col)
+        if self._cluster_col in src.coded:  # the core numbers clusters by these codes
+            values = column.chunk(0).dictionary
+            return values if every else values.take(codes)
+        return _arrays.take(column, first_rows if every else first_rows[codes])
 
     def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
         """`per_slice(column)` as an Arrow table."""
@@ -321,12 +323,12 @@ class Comparison:
 
 
 def _cluster_ids(src: Source, column: str) -> tuple | list:
-    """The core's view of a cluster column: a coded one's codes as integer ids (the core
-    numbers them in the same order as the strings they stand for)."""
+    """The core's view of a cluster column: a coded one's codes as they are (numbered in
+    order of first appearance, as the core numbers clusters)."""
     col = src.table.column(column)
     if column in src.coded:
         coded = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-        return _arrays.id_tuple(pc.cast(coded.indices, pa.int64()))
+        return ("codes", coded.indices.to_numpy(zero_copy_only=True).view(np.uint32))
     return _arrays.id_tuple(_arrays.normalize_ids(col))
 
 

@@ -119,6 +119,22 @@ nb::dict flows_dict(const Comparison& c) {
   return d;
 }
 
+// A clustering whose clusters arrive as ids, or as ("codes", uint32 array): codes in order
+// of first appearance (see ClusteringInput), which Python keeps in place of text ids.
+ClusteringInput clustering_input(const std::string& role, IdColumn items, nb::handle clusters,
+                                 Columns& column) {
+  if (nb::isinstance<nb::tuple>(clusters)) {
+    const nb::tuple t = nb::borrow<nb::tuple>(clusters);
+    if (nb::cast<std::string>(t[0]) == "codes") {
+      const auto codes = nb::cast<Array<uint32_t>>(t[1]);
+      IdColumn rows;
+      rows.size = codes.shape(0);
+      return ClusteringInput{role, items, rows, codes.data()};
+    }
+  }
+  return ClusteringInput{role, items, column(clusters)};
+}
+
 std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handle a_items,
                                             nb::handle a_clusters, const std::string& role_b,
                                             nb::handle b_items, nb::handle b_clusters,
@@ -126,8 +142,8 @@ std::unique_ptr<Comparison> make_comparison(const std::string& role_a, nb::handl
                                             MetricFamily family, TruthScope scope,
                                             nb::object counts, nb::object weights_sq) {
   Columns column;
-  ClusteringInput a{role_a, column(a_items), column(a_clusters)};
-  ClusteringInput b{role_b, column(b_items), column(b_clusters)};
+  ClusteringInput a = clustering_input(role_a, column(a_items), a_clusters, column);
+  ClusteringInput b = clustering_input(role_b, column(b_items), b_clusters, column);
   ItemsInput t;
   if (!items.is_none()) {
     t.items = column(items);

@@ -5,6 +5,7 @@
 
 #include "clusterscore/comparison.h"
 #include "clusterscore/error.h"
+#include "clusterscore/id_chunks.h"
 #include "helpers.h"
 
 using namespace clusterscore;
@@ -24,6 +25,24 @@ TEST(Join, UnionOfItemsWithSidesAndWeights) {
   EXPECT_EQ(j.weight, (BigVector<double>{3.0, 1.0, 1.0, 2.0}));
   EXPECT_EQ(j.items_table_unmatched, 1u);
   EXPECT_EQ(j.b_cluster_first_row, (BigVector<uint64_t>{0, 2}));
+}
+
+TEST(Join, ClusterCodesJoinAsTheIdsTheyStandFor) {
+  // Codes numbered in order of first appearance, as column_codes() numbers the ids.
+  std::vector<int64_t> ai = {5, 6, 7, 9}, ac = {40, 30, 40, 10}, bi = {7, 8, 5}, bc = {3, 3, 4};
+  const ColumnCodes codes = column_codes(ints(ac));
+  EXPECT_EQ(codes.code, (BigVector<uint32_t>{0, 1, 0, 2}));
+  EXPECT_EQ(codes.first_row, (BigVector<uint64_t>{0, 1, 3}));
+  ClusteringInput by_ids{"truth", ints(ai), ints(ac)}, b{"actual", ints(bi), ints(bc)};
+  ClusteringInput by_codes{"truth", ints(ai), IdColumn{.size = ai.size()}, codes.code.data()};
+  const JoinedClusterings want = join(by_ids, b, nullptr), got = join(by_codes, b, nullptr);
+  EXPECT_EQ(got.a_cluster, want.a_cluster);
+  EXPECT_EQ(got.a_cluster_first_row, want.a_cluster_first_row);
+  EXPECT_EQ(got.b_cluster, want.b_cluster);
+  // A code past the next new one is not a numbering by first appearance.
+  const std::vector<uint32_t> skipping = {0, 2, 1, 0};
+  by_codes.cluster_codes = skipping.data();
+  EXPECT_THROW(join(by_codes, b, nullptr), std::invalid_argument);
 }
 
 TEST(Join, DuplicateItemsNameRoleAndRows) {

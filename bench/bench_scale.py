@@ -1,7 +1,9 @@
-"""Benchmark: `evaluate` with every level from Parquet files with string ids, at a size
-that tests memory (1e8 items), beside the same at a tenth of it, each in a fresh process.
+"""Benchmark: `evaluate` (or `diff`) with every level from Parquet files with string ids,
+at a size that tests memory (1e8 items), beside the same at a tenth of it, each in a fresh
+process.
 
-    python bench/bench_scale.py [--n 100000000] [--threads 0] [--workdir DIR]
+    python bench/bench_scale.py [--n 100000000] [--call evaluate|diff] [--threads 0]
+        [--workdir DIR]
 
 Input: bench/synth.py's shape written in chunks of 1e7 items (clusters do not cross
 chunks), item ids "item-<n>" and cluster ids "cluster-<n>", weights and a country per item
@@ -55,23 +57,23 @@ def write_inputs(n: int, workdir: Path) -> list[Path]:
     return paths
 
 
-def child(paths: list[str]) -> dict:
+def child(call: str, paths: list[str]) -> dict:
     import clusterscore as cs
 
     t0 = time.perf_counter()
-    ev = cs.evaluate(*paths)
-    ev.overall  # noqa: B018 - computing it is the point
-    ev.coverage  # noqa: B018
-    ev.per_cluster_table("truth")
-    ev.per_cluster_table("actual")
-    ev.per_slice_table("country")
+    result = cs.evaluate(*paths) if call == "evaluate" else cs.diff(*paths)
+    result.overall  # noqa: B018 - computing it is the point
+    result.coverage  # noqa: B018
+    for side in result.roles:
+        result.per_cluster_table(side)
+    result.per_slice_table("country")
     return {"seconds": time.perf_counter() - t0, "peak_bytes": harness.peak_bytes()}
 
 
-def measure(n: int, workdir: Path, threads: int) -> dict:
+def measure(n: int, workdir: Path, threads: int, call: str) -> dict:
     paths = write_inputs(n, workdir)
     env = dict(os.environ, CLUSTERSCORE_THREADS=str(threads))
-    cmd = [sys.executable, __file__, "--child", *map(str, paths)]
+    cmd = [sys.executable, __file__, "--child", call, *map(str, paths)]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
     row = json.loads(out.stdout.strip().splitlines()[-1])
     for p in paths:
@@ -83,16 +85,18 @@ def main() -> None:
     import argparse
 
     if sys.argv[1:2] == ["--child"]:
-        print(json.dumps(child(sys.argv[2:])))
+        print(json.dumps(child(sys.argv[2], sys.argv[3:])))
         return
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=100_000_000)
+    ap.add_argument("--call", choices=("evaluate", "diff"), default="evaluate")
     ap.add_argument("--threads", type=int, default=0, help="the core's threads (0: every core)")
     ap.add_argument("--workdir", default=None, help="where the Parquet files go (default: /tmp)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.workdir) as work:
-        rows = [measure(n, Path(work), args.threads) for n in (args.n // 10, args.n)]
-    print(f"\nevaluate, every level, from Parquet, string ids, threads: {args.threads or 'all'}\n")
+        rows = [measure(n, Path(work), args.threads, args.call) for n in (args.n // 10, args.n)]
+    threads = args.threads or "all"
+    print(f"\n{args.call}, every level, from Parquet, string ids, threads: {threads}\n")
     print("| items | seconds | ns/item | peak memory (GiB) |")
     print("|---|---|---|---|")
     for r in rows:

@@ -265,6 +265,8 @@ class PartitionedJoin {
         [&] {
           if (!t_) return;
           pt = partition(hash_, t_->items, nullptr, bits);
+          // Scanned here, beside the partitioning; check_weights() names the first bad
+          // weight, after the clusterings' repeats are reported.
           t_bad_weight_ =
               t_->weights && !std::all_of(t_->weights, t_->weights + t_->items.size, good_weight);
         });

@@ -8,12 +8,19 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-_STRING_TYPES = (pa.string(), pa.large_string())
+STRING_TYPES = (pa.string(), pa.large_string())
+
+
+def one_chunk(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """`arr` as one array: its only chunk as it is (combine_chunks() copies even that one),
+    or its chunks joined."""
+    if isinstance(arr, pa.ChunkedArray):
+        return arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    return arr
 
 
 def flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
-    if isinstance(arr, pa.ChunkedArray):
-        arr = arr.combine_chunks() if arr.num_chunks != 1 else arr.chunk(0)
+    arr = one_chunk(arr)
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
     return arr
@@ -36,7 +43,7 @@ def normalize_ids(
         arr, t = pc.cast(arr, t.value_type), t.value_type
     if not as_string and (pa.types.is_integer(t) or pa.types.is_boolean(t)):
         return arr if t == pa.int64() else pc.cast(arr, pa.int64())
-    if t in _STRING_TYPES:
+    if t in STRING_TYPES:
         return arr
     if pa.types.is_string_view(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
         return pc.cast(arr, pa.large_string())

@@ -39,7 +39,7 @@ class Source:
     kind: str  # "csv", "parquet", "folder" or "memory"
     path: Path | None = None
     # Text columns this module replaced by dictionary arrays of their values' codes in
-    # order of first appearance (code_column), which the core takes as integer ids.
+    # order of first appearance (code_column), which the core takes as cluster codes.
     coded: set[str] = field(default_factory=set)
 
     def where(self, row: int) -> str:
@@ -323,7 +323,7 @@ def _shifted(offsets: np.ndarray, by: int, like: np.ndarray) -> np.ndarray:
 def _filler(type: pa.DataType, n: int) -> _Numbers | _Text | _Chunks:
     if (pa.types.is_integer(type) or pa.types.is_floating(type)) and not pa.types.is_float16(type):
         return _Numbers(type, n)
-    if type in (pa.string(), pa.large_string()):
+    if type in _arrays.STRING_TYPES:
         return _Text(type, n)
     return _Chunks(type)
 
@@ -588,11 +588,11 @@ def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Sou
 def code_column(src: Source, column: str) -> None:
     """Replaces a text column (cluster ids) by a dictionary array: each row's code, in order
     of first appearance, and each code's value. At 1e8 rows of cluster ids like
-    "cluster-<n>" that is ~0.7 GiB in place of ~2 GiB, and the core numbers the codes as it
-    would have numbered the strings. Only for tables read here: an input given in memory
+    "cluster-<n>" that is ~0.7 GiB in place of ~2 GiB, and the core numbers clusters by the
+    codes as it would have numbered the strings. Only for tables read here: an input given in memory
     is the caller's, and its strings would stay beside the codes."""
     col = src.table.column(column)
-    if column in src.coded or col.type not in (pa.string(), pa.large_string()):
+    if column in src.coded or col.type not in _arrays.STRING_TYPES:
         return
     codes, first_rows = _core.column_codes(_arrays.id_tuple(col))
     if len(first_rows) > np.iinfo(np.int32).max:

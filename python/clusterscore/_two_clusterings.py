@@ -270,7 +270,7 @@ class Comparison:
         src = self._a if core_side == _core.Side.a else self._b
         column = src.table.column(self._cluster_col)
         if self._cluster_col in src.coded:  # the core numbers clusters by these codes
-            values = column.chunk(0).dictionary
+            values = _arrays.one_chunk(column).dictionary
             return values if every else values.take(codes)
         return _arrays.take(column, first_rows if every else first_rows[codes])
 
@@ -327,8 +327,8 @@ def _cluster_ids(src: Source, column: str) -> tuple | list:
     order of first appearance, as the core numbers clusters)."""
     col = src.table.column(column)
     if column in src.coded:
-        coded = col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
-        return ("codes", coded.indices.to_numpy(zero_copy_only=True).view(np.uint32))
+        codes = _arrays.one_chunk(col).indices
+        return ("codes", codes.to_numpy(zero_copy_only=True).view(np.uint32))
     return _arrays.id_tuple(_arrays.normalize_ids(col))
 
 

@@ -33,7 +33,7 @@ ConcatenatedIds concatenate(const std::vector<IdColumn>& chunks);
 // A column's values as dense codes 0..n-1 in order of first appearance, with each code's
 // first row: what the core numbers a cluster column by. A caller that keeps the codes and
 // the first rows' values (a dictionary) can drop the column's strings and hand the codes
-// back as integer ids, which the core numbers the same way.
+// back as ClusteringInput::cluster_codes.
 struct ColumnCodes {
   BigVector<uint32_t> code;       // per row
   BigVector<uint64_t> first_row;  // per code

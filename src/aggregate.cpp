@@ -13,6 +13,7 @@
 #include "detail/prefetch.h"
 #include "detail/radix_partition.h"
 #include "detail/simd.h"
+#include "detail/stretches.h"
 
 // Four-lane vectors (detail/lanes.h) pass between inlined functions only: no ABI is
 // crossed, whatever -Wpsabi says of the baseline clone.
@@ -167,24 +168,8 @@ class Output {
   std::vector<double> means_;  // column k's staged values: [k * kStage, k * kStage + n_)
 };
 
-// Units are summed in stretches of at least kStretchUnits and at most kMostStretches in
-// all, cut by the input's size alone: the stretches, and so every sum's bits, are the same
-// on any number of threads. Below kStretchUnits units there is one stretch, summed as
-// one loop would.
-constexpr size_t kStretchUnits = size_t(1) << 20;
-constexpr size_t kMostStretches = 32;
-size_t stretch_units(size_t n) {
-  return std::max(kStretchUnits, (n + kMostStretches - 1) / kMostStretches);
-}
-
-// n units cut into stretches of stretch_units(n): stretch s is [begin(s), end(s)).
-struct UnitStretches {
-  explicit UnitStretches(size_t units)
-      : n(units), per(stretch_units(units)), count(std::max<size_t>(1, (units + per - 1) / per)) {}
-  size_t begin(size_t s) const { return s * per; }
-  size_t end(size_t s) const { return std::min(n, (s + 1) * per); }
-  size_t n, per, count;
-};
+using detail::stretch_units;
+using detail::UnitStretches;
 
 // The runs path's stretches: unit ranges [begin[p], begin[p + 1]) holding groups[p] whole
 // groups.

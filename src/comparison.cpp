@@ -1,6 +1,7 @@
 #include "clusterscore/comparison.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <stdexcept>
 
@@ -48,7 +49,11 @@ BigVector<uint32_t> tuple_codes(const std::vector<IdColumn>& columns, size_t row
 
 template <class T>
 BigVector<T> narrow(const BigVector<uint32_t>& codes) {
-  return BigVector<T>(codes.begin(), codes.end());
+  BigVector<T> out(codes.size());
+  detail::parallel_ranges(codes.size(), [&](size_t begin, size_t end) {
+    std::copy(codes.begin() + begin, codes.begin() + end, out.begin() + begin);
+  });
+  return out;
 }
 
 // The code of the tuple whose values are all null, or `none` if no row has it.
@@ -72,26 +77,30 @@ bool gather_codes(const JoinedClusterings& j, const BigVector<uint32_t>& cell_of
   g->item_group.clear();
   g->item_group.resize(j.n_items());
   uint32_t* const group = g->item_group.data();
-  bool missing = false;
+  std::atomic<bool> missing = false;
   // The loop does so little per item that codes must be fetched four times the usual
   // distance ahead to keep enough misses in flight.
   constexpr size_t ahead = 4 * detail::kPrefetch;
-  for (size_t i = 0; i < j.n_items(); ++i) {
-    // The arrays read in order too: their streams are interleaved with misses at random.
-    detail::prefetch_stream(cell_of_item.data(), i);
-    detail::prefetch_stream(j.items_row.data(), i);
-    // Only for items with a cell: with a small truth, most items have none.
-    if (i + ahead < j.n_items() && cell_of_item[i + ahead] != kNone &&
-        j.items_row[i + ahead] != kNone)
-      detail::prefetch(&codes[j.items_row[i + ahead]]);
-    if (cell_of_item[i] == kNone) {
-      group[i] = kNone;
-      continue;
+  const size_t n = j.n_items();
+  detail::parallel_ranges(n, [&](size_t begin, size_t end) {
+    bool none = false;
+    for (size_t i = begin; i < end; ++i) {
+      // The arrays read in order too: their streams are interleaved with misses at random.
+      detail::prefetch_stream(cell_of_item.data(), i);
+      detail::prefetch_stream(j.items_row.data(), i);
+      // Only for items with a cell: with a small truth, most items have none.
+      if (i + ahead < n && cell_of_item[i + ahead] != kNone && j.items_row[i + ahead] != kNone)
+        detail::prefetch(&codes[j.items_row[i + ahead]]);
+      if (cell_of_item[i] == kNone) {
+        group[i] = kNone;
+        continue;
+      }
+      const uint32_t row = j.items_row[i];
+      none |= row == kNone;
+      group[i] = row == kNone ? no_row : uint32_t(codes[row]);
     }
-    const uint32_t row = j.items_row[i];
-    missing |= row == kNone;
-    group[i] = row == kNone ? no_row : uint32_t(codes[row]);
-  }
+    if (none) missing = true;
+  });
   return missing;
 }
 
@@ -185,11 +194,10 @@ GroupTable Comparison::aggregate_units(const Units& u, size_t n_groups) const {
     }
     scaled.weight = w;
   }
-  // The means and the pair sums read the same units apart: one thread each.
-  GroupTable t;
-  PairSums pairs;
-  detail::parallel_invoke([&] { t = aggregate(metrics_, scaled, n_groups, f.rename); },
-                          [&] { pairs = pair_sums_of(u, n_groups); });
+  // One after the other, each on every thread: side by side, one thread each, the
+  // slower of the two set the pace.
+  GroupTable t = aggregate(metrics_, scaled, n_groups, f.rename);
+  const PairSums pairs = pair_sums_of(u, n_groups);
   f.add_derived(&t);
   add_pair_metrics(&t, pairs);
   if (!design_.empty())

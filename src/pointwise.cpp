@@ -1,6 +1,7 @@
 #include "clusterscore/pointwise.h"
 
 #include "detail/cell_weights.h"
+#include "detail/parallel.h"
 #include "detail/pointwise_row.h"
 #include "detail/prefetch.h"
 
@@ -64,7 +65,9 @@ void add_pointwise_derived(GroupTable* g) {
   const BigVector<double>& p = g->columns[detail::PointwiseColumn::kPrecision];
   const BigVector<double>& r = g->columns[detail::PointwiseColumn::kRecall];
   BigVector<double> f(g->size());
-  for (size_t i = 0; i < f.size(); ++i) f[i] = f1_of_means(p[i], r[i]);
+  detail::parallel_ranges(f.size(), [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) f[i] = f1_of_means(p[i], r[i]);
+  });
   g->names.push_back(detail::kF1OfMeans);
   g->columns.push_back(std::move(f));
 }

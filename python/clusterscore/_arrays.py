@@ -26,6 +26,19 @@ def flat(arr: pa.Array | pa.ChunkedArray) -> pa.Array:
     return arr
 
 
+def nan_as_null(values: np.ndarray) -> pa.Array:
+    """A float64 array with its NaN (undefined) values null, wrapping `values` without a
+    copy. The validity bitmap is packed by numpy: several times faster than
+    `pa.array(values, from_pandas=True)` on the millions of rows of a per-cluster table."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    nan = np.isnan(values)
+    if not nan.any():
+        return pa.array(values)
+    valid = np.packbits(~nan, bitorder="little")
+    buffers = [pa.py_buffer(valid), pa.py_buffer(values)]
+    return pa.Array.from_buffers(pa.float64(), len(values), buffers)
+
+
 def _one_chunk_if_possible(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     if isinstance(arr, pa.ChunkedArray) and arr.num_chunks == 1:
         return arr.chunk(0)

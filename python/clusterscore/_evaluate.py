@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import _core
+from . import _arrays, _core
 from ._estimates import BootstrapOptions, design_weights, scope_of
 from ._io import load_clustering
 from ._progress import step
@@ -142,7 +142,7 @@ class Evaluation(Comparison):
         if labels_of is not None:
             cols.update(labels_of(d["group"]))
         for c in INTERVAL_COLUMNS:
-            cols[c] = pa.array(d[c], from_pandas=True)  # NaN (undefined) → null
+            cols[c] = _arrays.nan_as_null(d[c])  # NaN (undefined) → null
         return pa.table(cols)
 
 

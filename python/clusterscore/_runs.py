@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from . import _core
+from . import _arrays, _core
 from ._estimates import BootstrapOptions, scope_of
 from ._evaluate import Evaluation
 from ._io import load_clustering, load_items
@@ -168,7 +168,7 @@ class RunComparison:
             "metric": pa.array(d["metric"], pa.string()),
         }
         for c in _COLUMNS:
-            cols[c] = d[c].astype("int64") if c == "resamples" else pa.array(d[c], from_pandas=True)
+            cols[c] = d[c].astype("int64") if c == "resamples" else _arrays.nan_as_null(d[c])
         return pa.table(cols)
 
 

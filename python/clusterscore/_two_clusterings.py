@@ -313,12 +313,8 @@ class Comparison:
         cols: dict[str, Any] = dict(labels)
         cols["items"] = g.pop("items").view(np.int64)  # counts < 2^63: the same bits
         cols["weight"] = g.pop("weight")
-        # Undefined values (a pair metric of a group without pairs) are nulls, not NaN; a
-        # column without any is wrapped as it is, without a copy.
-        cols.update(
-            {k: pa.array(v, from_pandas=True) if np.isnan(v).any() else pa.array(v)
-             for k, v in g.items()}
-        )  # fmt: skip
+        # Undefined values (a pair metric of a group without pairs) are nulls, not NaN.
+        cols.update({k: _arrays.nan_as_null(v) for k, v in g.items()})
         return pa.table(cols)
 
 

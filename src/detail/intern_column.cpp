@@ -7,8 +7,10 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "clusterscore/id_chunks.h"
 #include "detail/interner.h"
 #include "detail/interrupt.h"
+#include "detail/parallel.h"
 #include "detail/prefetch.h"
 
 namespace clusterscore::detail {
@@ -229,13 +231,8 @@ std::optional<BigVector<uint32_t>> intern_hashed(const IdColumn& col,
   return out;
 }
 
-}  // namespace
-
-BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row) {
-  return intern_column(col, first_row, nullptr);
-}
-
-BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row,
+// One thread's interning: the cheapest of the ways above that applies.
+BigVector<uint32_t> intern_serial(const IdColumn& col, BigVector<uint64_t>* first_row,
                                   StringHashFn weak_hash) {
   int64_t lo = 0;
   size_t span = 0;
@@ -294,6 +291,98 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
       interner.prefetch(col, r + kPrefetch);
     return number(interner.insert(col, r));
   });
+}
+
+// Rows [begin, end) of `col` as a column of their own (string offsets still index `col`'s
+// characters).
+IdColumn rows_of(const IdColumn& col, size_t begin, size_t end) {
+  IdColumn part = col;
+  part.size = end - begin;
+  if (col.ints) part.ints += begin;
+  if (col.offsets32) part.offsets32 += begin;
+  if (col.offsets64) part.offsets64 += begin;
+  if (col.valid) part.valid += begin;
+  return part;
+}
+
+// The values of `col` at `rows`, in that order, as a column of their own.
+ConcatenatedIds gather_rows(const IdColumn& col, const BigVector<uint64_t>& rows) {
+  ConcatenatedIds out;
+  if (col.valid) {
+    out.valid.reserve(rows.size());
+    for (uint64_t r : rows) out.valid.push_back(col.valid[r]);
+  }
+  if (!col.is_string()) {
+    out.ints.reserve(rows.size());
+    for (uint64_t r : rows) out.ints.push_back(col.ints[r]);
+    out.column = IdColumn::of_ints(out.ints.data(), rows.size());
+  } else {
+    out.offsets.reserve(rows.size() + 1);
+    out.offsets.push_back(0);
+    for (uint64_t r : rows) {
+      const std::string_view v = col.str(r);
+      out.chars.insert(out.chars.end(), v.begin(), v.end());
+      out.offsets.push_back(int64_t(out.chars.size()));
+    }
+    out.column = IdColumn::of_strings(out.chars.data(), out.offsets.data(), rows.size());
+  }
+  if (col.valid) out.column.valid = out.valid.data();
+  return out;
+}
+
+// Below this many rows a column is interned on one thread.
+constexpr size_t kParallelRows = size_t(1) << 21;
+
+// Each part of the rows interned on a thread of its own; then the parts' values, each
+// part's in its order of first appearance, interned in part order on one thread (which
+// numbers them in the column's order of first appearance: a value's first row is in the
+// first part holding it, at that part's first row of it); then every row's id mapped to
+// the column's, on every thread. The same ids as one thread's, at the cost of a second
+// interning of each part's distinct values.
+BigVector<uint32_t> intern_parts(const IdColumn& col, size_t parts, BigVector<uint64_t>* first_row,
+                                 StringHashFn weak_hash) {
+  const size_t n = col.size;
+  const auto begin = [&](size_t p) { return n * p / parts; };
+  std::vector<BigVector<uint32_t>> local(parts);
+  std::vector<BigVector<uint64_t>> local_first(parts);
+  parallel_for(parts, [&](size_t, size_t p) {
+    local[p] = intern_serial(rows_of(col, begin(p), begin(p + 1)), &local_first[p], weak_hash);
+  });
+  BigVector<uint64_t> rows;  // each part's distinct values' first rows, in the column
+  for (size_t p = 0; p < parts; ++p)
+    for (uint64_t r : local_first[p]) rows.push_back(begin(p) + r);
+  BigVector<uint64_t> merged_first;
+  const BigVector<uint32_t> merged =
+      intern_serial(gather_rows(col, rows).column, &merged_first, weak_hash);
+  const uint32_t base = uint32_t(first_row->size());
+  for (uint64_t m : merged_first) first_row->push_back(rows[m]);
+  BigVector<uint32_t> out(n);
+  parallel_for(parts, [&](size_t, size_t p) {
+    size_t at = 0;  // where part p's values start in `merged`
+    for (size_t q = 0; q < p; ++q) at += local_first[q].size();
+    const uint32_t* const id = merged.data() + at;
+    const uint32_t* const in = local[p].data();
+    uint32_t* const o = out.data() + begin(p);
+    for (size_t r = 0; r < local[p].size(); ++r) {
+      poll_every(r);
+      o[r] = base + id[in[r]];
+    }
+  });
+  return out;
+}
+
+}  // namespace
+
+BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row) {
+  return intern_column(col, first_row, nullptr);
+}
+
+BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row,
+                                  StringHashFn weak_hash) {
+  if (!first_row->empty()) throw std::logic_error("clusterscore: intern_column() appends to none");
+  const size_t parts = workers_for(col.size / (kParallelRows / 2));
+  if (parts < 2) return intern_serial(col, first_row, weak_hash);
+  return intern_parts(col, parts, first_row, weak_hash);
 }
 
 }  // namespace clusterscore::detail

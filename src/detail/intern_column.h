@@ -10,7 +10,9 @@
 
 namespace clusterscore::detail {
 
-// Returns each row's dense id and appends the first row of each id to `first_row`.
+// Returns each row's dense id and puts the first row of each id in `first_row`, which
+// must be empty. Ids are the same on any number of threads (long columns are interned
+// in parts on every thread, then merged).
 // Null rows (col.valid) share one id. Integer columns whose values span a range of at
 // most 4 rows per row are indexed directly (no hashing: most label and cluster columns
 // are such small integers); strings of at most 7 bytes are packed into exact integer

@@ -32,6 +32,16 @@ void parallel_invoke(F&&... fs) {
   parallel_for(sizeof...(F), [&](size_t, size_t i) { all[i](); });
 }
 
+// Calls body(begin, end) for consecutive ranges that cover [0, n), each of `per` indices
+// (the last one shorter), in parallel: for loops whose every index is computed on its own.
+template <class F>
+void parallel_ranges(size_t n, const F& body, size_t per = size_t(1) << 16) {
+  parallel_for((n + per - 1) / per, [&](size_t, size_t r) {
+    const size_t begin = r * per;
+    body(begin, begin + per < n ? begin + per : n);
+  });
+}
+
 // True on a thread started by parallel_for (not the caller's): such a thread neither
 // calls the host's interrupt check nor reports progress.
 bool on_worker_thread() noexcept;

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "clusterscore/id_chunks.h"
+#include "clusterscore/threads.h"
 #include "detail/hash.h"
 #include "detail/intern_column.h"
 #include "detail/interner.h"
@@ -220,6 +221,50 @@ TEST(InternColumn, LongStringsByHashThenBytesWhateverTheHash) {
       expect_first_seen_ids(col, v, what + " one pair", cstest::hash_item2_as_item1);
     }
   }
+}
+
+// Columns past 2^21 rows are interned in parts on every thread and merged: the same ids
+// and first rows as one thread's, for every kind of column, with values and nulls first
+// met in a later part, a long string only in the last part (so the parts take different
+// paths), and string hashes that collide.
+TEST(InternColumn, LongColumnsInPartsEqualOneThread) {
+  using clusterscore::set_threads;
+  std::mt19937_64 rng(31);
+  const size_t n = (size_t(1) << 21) + 12345;
+  std::vector<int64_t> dense(n), sparse(n);
+  std::vector<std::string> short_v(n), long_v(n);
+  std::vector<uint8_t> valid(n);
+  for (size_t i = 0; i < n; ++i) {
+    // Values past the middle are new there: ids first met in the second part.
+    const uint64_t x = rng() % (i < n / 2 ? 1000 : 300000);
+    dense[i] = int64_t(x);
+    sparse[i] = int64_t(x) * 1000003 - (int64_t(1) << 40);
+    short_v[i] = std::to_string(x).substr(0, 7);
+    long_v[i] = "item-" + std::to_string(x);
+    valid[i] = i < n / 2 || rng() % 9 != 0;  // nulls only in the second half
+  }
+  std::vector<std::string> mixed = short_v;
+  mixed[n - 5] = "eight by";
+  const cstest::Strings s(short_v), l(long_v), m(mixed);
+  IdColumn sparse_nulls = cstest::ints(sparse), short_nulls = s.col();
+  sparse_nulls.valid = short_nulls.valid = valid.data();
+  const std::vector<std::pair<std::string, IdColumn>> cases = {
+      {"dense", cstest::ints(dense)},        {"sparse", cstest::ints(sparse)},
+      {"sparse with nulls", sparse_nulls},   {"short", s.col()},
+      {"short with nulls", short_nulls},     {"long", l.col()},
+      {"one long in the last part", m.col()}};
+  const auto intern = [](const IdColumn& col, unsigned threads, auto hash) {
+    set_threads(threads);
+    std::pair<BigVector<uint32_t>, BigVector<uint64_t>> out;
+    out.first = clusterscore::detail::intern_column(col, &out.second, hash);
+    return out;
+  };
+  for (const auto& [what, col] : cases) {
+    const auto one = intern(col, 1, nullptr);
+    EXPECT_EQ(intern(col, 3, nullptr), one) << what;
+    if (col.is_string()) EXPECT_EQ(intern(col, 2, hash_by_last_byte), one) << what << ", weak hash";
+  }
+  set_threads(0);
 }
 
 // The join's string hash reads every byte of the id and nothing beyond it, at every

@@ -221,6 +221,64 @@ TEST(Cells, ChunksAndPiecesGiveTheSameBitsOnAnyNumberOfThreads) {
 // Slice codes are gathered through 1-, 2- or 4-byte arrays by the number of values: every
 // width must give each common item its own row's value, and items without a row the
 // extra "missing" group.
+// pair_sums() past 2^20 units, by cell and by item, into few groups (summed in stretches)
+// and into many (each thread a range of groups): the same bits on 1 thread as on 3, and
+// each group's sums those of a long-double reference within rounding.
+TEST(PairSums, FewOrManyGroupsGiveTheSameBitsOnAnyNumberOfThreads) {
+  const size_t n = 2'300'000, n_rows = 300'000, n_cols = 400'000;
+  std::mt19937_64 rng(27);
+  std::vector<uint32_t> rows(n), cols(n);
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i) {
+    rows[i] = uint32_t(rng() % n_rows);
+    cols[i] = rng() % 17 == 0 ? kNone : uint32_t(rng() % 4 == 0 ? rng() % n_cols : rows[i]);
+    w[i] = 0.5 + double(rng() % 1000) / 100;
+  }
+  BigVector<uint32_t> cell_of_item;
+  const CellTable t = build_cells(rows, cols, w.data(), n_rows, n_cols, &cell_of_item);
+  const ActualMarginals m = common_marginals(t);
+  const std::vector<double> design;  // none: each term counts once
+  for (bool by_cell : {true, false})
+    for (size_t n_groups : {size_t(5), size_t(100'000)}) {
+      const size_t units = by_cell ? t.size() : n;
+      BigVector<uint32_t> group(units);
+      for (size_t u = 0; u < units; ++u)
+        group[u] = rng() % 13 == 0 ? kNone : uint32_t(rng() % n_groups);
+      const Units u =
+          by_cell ? Units{{}, group, t.weight, t.count, {}} : Units{cell_of_item, group, w, {}, {}};
+      std::vector<PairSums> got;
+      for (unsigned threads : {1u, 3u}) {
+        set_threads(threads);
+        got.push_back(pair_sums(t, m, design, u, n_groups));
+      }
+      set_threads(0);
+      const std::string what =
+          std::string(by_cell ? "by cell, " : "by item, ") + std::to_string(n_groups) + " groups";
+      EXPECT_EQ(got[0].together, got[1].together) << what;
+      EXPECT_EQ(got[0].actual, got[1].actual) << what;
+      EXPECT_EQ(got[0].truth, got[1].truth) << what;
+      EXPECT_EQ(got[0].weight, got[1].weight) << what;
+      // The reference: Σ over the group's items of w·(x − w), x its cell's weight, scaled
+      // by pair_scale() squared where items are the units.
+      const long double sq = by_cell ? 1.0L : (long double)pair_scale(t) * pair_scale(t);
+      std::vector<long double> together(n_groups), weight(n_groups);
+      for (size_t i = 0; i < n; ++i) {
+        const uint32_t k = cell_of_item[i];
+        if (k == kNone) continue;
+        const uint32_t g = by_cell ? group[k] : group[i];
+        if (g == kNone) continue;
+        together[g] += (long double)w[i] * ((long double)t.weight[k] - w[i]);
+        weight[g] += w[i];
+      }
+      for (size_t g = 0; g < n_groups; ++g) {
+        const double want = double(together[g] * sq);
+        ASSERT_NEAR(got[0].together[g], want, 1e-9 * (1 + want)) << what << " group " << g;
+        ASSERT_NEAR(got[0].weight[g], double(weight[g]), 1e-9 * (1 + double(weight[g])))
+            << what << " group " << g;
+      }
+    }
+}
+
 TEST(GroupItems, EveryCodeWidthGivesEachItemItsRowsValue) {
   for (const int64_t values : {3, 300, 70000, 200000}) {
     const size_t n = 250000;

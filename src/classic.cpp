@@ -1,3 +1,4 @@
+#include <optional>
 #include <stdexcept>
 
 #include "classic_parts.h"
@@ -28,21 +29,22 @@ ClassicScores classic_scores(const IdColumn& a, const IdColumn& b, const double*
 
 ClassicScores classic_scores(const CellTable& cells, const ClassicOptions& options) {
   ClassicScores s;
-  // The expected mutual information and the matching cost the most: each on a thread of
-  // its own where there are two. Both only read the cells.
-  double emi = 0;
-  detail::parallel_invoke(
-      [&] {
-        if (!options.weighted && options.adjusted_mutual_info)
-          emi = expected_mutual_information(cells);
-      },
-      [&] {
-        pair_scores(cells, options.weighted, &s);
-        detail::poll_interrupt();
-        matching_scores(cells, options, &s);
-      });
+  // The expected mutual information and the matching cost the most. The matching (with
+  // the pair scores) is task 0; the expected mutual information's blocks follow, so one
+  // thread takes the matching while the others sum blocks, and joins them when done.
+  // Both only read the cells.
+  const bool want_emi = !options.weighted && options.adjusted_mutual_info;
+  std::optional<ExpectedMutualInfo> emi;
+  if (want_emi) emi.emplace(cells);
+  const size_t blocks = emi ? emi->blocks() : 0;
+  detail::parallel_for(1 + blocks, [&](size_t, size_t task) {
+    if (task > 0) return emi->run(task - 1);
+    pair_scores(cells, options.weighted, &s);
+    detail::poll_interrupt();
+    matching_scores(cells, options, &s);
+  });
   detail::poll_interrupt();
-  information_scores(cells, options, emi, &s);
+  information_scores(cells, options, emi ? emi->value() : 0.0, &s);
   return s;
 }
 

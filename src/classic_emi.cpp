@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include "clusterscore/classic_cells.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
+#include "detail/parallel.h"
 #include "detail/progress.h"
 #include "detail/simd.h"
 
@@ -195,45 +197,85 @@ void add_pair_by_ratios(const SizePair& s, uint64_t n, const LogFactorials& lg, 
 
 }  // namespace
 
-CLUSTERSCORE_SIMD_CLONES
-double expected_mutual_information(const CellTable& c) {
-  const auto rows = distinct(c.row_count), cols = distinct(c.col_count);
-  if (rows.size() + cols.size() == 0) return 0.0;
+// Prepared once: the distinct sizes, the tables, the columns' logs. Blocks of row sizes
+// are then summed apart (any thread may run any block) and added up in block order.
+struct ExpectedMutualInfo::Tables {
+  Tables(std::vector<std::pair<uint64_t, uint64_t>> r, std::vector<std::pair<uint64_t, uint64_t>> c,
+         uint64_t total)
+      : rows(std::move(r)),
+        cols(std::move(c)),
+        n(total),
+        lg(n, std::max(rows.back().first, cols.back().first)),
+        log_b(cols.size()),
+        gln_b(cols.size()) {
+    for (size_t j = 0; j < cols.size(); ++j) {
+      log_b[j] = std::log(double(cols[j].first));
+      gln_b[j] = lg.tail(cols[j].first);
+    }
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> rows, cols;
+  uint64_t n;
+  LogFactorials lg;
+  std::vector<double> log_b, gln_b;
+};
+
+// Row sizes per block: the last rows (the largest sizes, the longest walks) cost the most,
+// so blocks are small enough for threads to share them out.
+constexpr size_t kRowsPerBlock = 8;
+
+ExpectedMutualInfo::ExpectedMutualInfo(const CellTable& c) {
+  auto rows = distinct(c.row_count), cols = distinct(c.col_count);
+  if (rows.size() + cols.size() == 0) return;
   size_t n_rows = 0, n_cols = 0;
   for (const auto& [a, m] : rows) n_rows += m;
   for (const auto& [b, m] : cols) n_cols += m;
-  if (n_rows == 1 || n_cols == 1) return 0.0;
-  const uint64_t n = c.total_count;
-  const LogFactorials lg(n, std::max(rows.back().first, cols.back().first));
-  std::vector<double> log_b(cols.size()), gln_b(cols.size());
-  for (size_t j = 0; j < cols.size(); ++j) {
-    const uint64_t b = cols[j].first;
-    log_b[j] = std::log(double(b));
-    gln_b[j] = lg.tail(b);
-  }
+  if (n_rows == 1 || n_cols == 1) return;
+  t_ = std::make_shared<const Tables>(std::move(rows), std::move(cols), c.total_count);
   // Below 2^16 items, lgamma is accurate enough that reproducing scikit-learn's rounding
-  // matters (parity to 1e-12 near AMI = 0), and the whole sum takes milliseconds.
-  const bool exact = n < (uint64_t(1) << 16);
+  // matters (parity to 1e-12 near AMI = 0), and the whole sum takes milliseconds: one
+  // block, its terms in scikit-learn's order.
+  exact_ = t_->n < (uint64_t(1) << 16);
+  const size_t blocks = exact_ ? 1 : (t_->rows.size() + kRowsPerBlock - 1) / kRowsPerBlock;
+  block_.assign(blocks, {});
+}
+
+CLUSTERSCORE_SIMD_CLONES
+void ExpectedMutualInfo::run(size_t block) {
+  const Tables& t = *t_;
+  const size_t begin = exact_ ? 0 : block * kRowsPerBlock;
+  const size_t end = exact_ ? t.rows.size() : std::min(t.rows.size(), begin + kRowsPerBlock);
   detail::KahanSum emi;
   Lanes4 sum = {0, 0, 0, 0}, comp = sum;  // off the exact path: every pair's terms
-  for (size_t r = 0; r < rows.size(); ++r) {
-    const auto& [a, ma] = rows[r];
+  for (size_t r = begin; r < end; ++r) {
+    const auto& [a, ma] = t.rows[r];
     detail::poll_interrupt();
-    detail::report_every(r, rows.size());
-    const double log_a = std::log(double(a)), gln_a = lg(a), gln_na = lg.tail(a);
-    for (size_t j = 0; j < cols.size(); ++j) {
-      const uint64_t b = cols[j].first;
+    detail::report_every(r, t.rows.size());
+    const double log_a = std::log(double(a)), gln_a = t.lg(a), gln_na = t.lg.tail(a);
+    for (size_t j = 0; j < t.cols.size(); ++j) {
+      const uint64_t b = t.cols[j].first;
       // scikit-learn's association order: ((gln_a + gln_b) + gln_Na) + gln_Nb
-      const SizePair s(a, b, log_a, log_b[j], gln_a + lg(b) + gln_na + gln_b[j], n);
-      const double pairs = double(ma) * double(cols[j].second);
-      if (exact)
-        emi.add(pairs * pair_sum_exact(s, n, lg));
+      const SizePair s(a, b, log_a, t.log_b[j], gln_a + t.lg(b) + gln_na + t.gln_b[j], t.n);
+      const double pairs = double(ma) * double(t.cols[j].second);
+      if (exact_)
+        emi.add(pairs * pair_sum_exact(s, t.n, t.lg));
       else
-        add_pair_by_ratios(s, n, lg, pairs / double(n), &sum, &comp);
+        add_pair_by_ratios(s, t.n, t.lg, pairs / double(t.n), &sum, &comp);
     }
   }
   for (int j = 0; j < 4; ++j) emi.add(sum[j]);
   for (int j = 0; j < 4; ++j) emi.add(comp[j]);
+  block_[block] = emi;
+}
+
+double ExpectedMutualInfo::value() const {
+  detail::KahanSum total;
+  for (const detail::KahanSum& b : block_) total.add(b);
+  return total.value();
+}
+
+double expected_mutual_information(const CellTable& c) {
+  ExpectedMutualInfo emi(c);
+  detail::parallel_for(emi.blocks(), [&](size_t, size_t b) { emi.run(b); });
   return emi.value();
 }
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "classic_parts.h"
-#include "detail/kahan.h"
+#include "detail/stretches.h"
 
 namespace clusterscore {
 namespace {
@@ -31,17 +31,15 @@ Margins margins(const CellTable& c, bool weighted) {
 double entropy(const std::vector<double>& p, double total) {
   if (p.empty()) return 1.0;
   if (p.size() == 1) return 0.0;
-  detail::KahanSum s;
   const double log_total = std::log(total);
-  for (double x : p) s.add((x / total) * (std::log(x) - log_total));
-  return -s.value();
+  return -detail::stretch_sum(
+      p.size(), [&](size_t i) { return (p[i] / total) * (std::log(p[i]) - log_total); });
 }
 
 double mutual_info(const CellTable& c, bool weighted, const Margins& m) {
   if (m.rows.size() == 1 || m.cols.size() == 1) return 0.0;
   const double n = m.total, log_n = std::log(n);
-  detail::KahanSum s;
-  for (size_t k = 0; k < c.size(); ++k) {
+  const double s = detail::stretch_sum(c.size(), [&](size_t k) {
     const uint32_t r = c.row[k], q = c.col[k];
     const double v = weighted ? c.weight[k] : double(c.count[k]);
     // The marginal product is exact in integers for counts, as in scikit-learn.
@@ -51,9 +49,9 @@ double mutual_info(const CellTable& c, bool weighted, const Margins& m) {
     const double log_outer = -std::log(outer) + log_n + log_n;
     double term = nm * (std::log(v) - log_n) + nm * log_outer;
     if (std::fabs(term) < DBL_EPSILON) term = 0.0;
-    s.add(term);
-  }
-  return std::max(s.value(), 0.0);
+    return term;
+  });
+  return std::max(s, 0.0);
 }
 
 double average(double u, double v, Average a) {

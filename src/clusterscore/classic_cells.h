@@ -3,11 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "clusterscore/big_vector.h"
 #include "clusterscore/cells.h"
 #include "clusterscore/classic.h"
 #include "clusterscore/ids.h"
+#include "detail/kahan.h"
 
 namespace clusterscore {
 
@@ -31,7 +34,25 @@ WeightedPairConfusion weighted_pair_confusion(const CellTable& cells);
 // Σ over the optimal one-to-one mapping of rows to columns of the matched cells' mass
 // (counts, or weights if `weighted`).
 double max_matching_mass(const CellTable& cells, bool weighted);
-// scikit-learn's expected mutual information for the count marginals of `cells`.
+// scikit-learn's expected mutual information for the count marginals of `cells`, on
+// every thread.
 double expected_mutual_information(const CellTable& cells);
+
+// The same in blocks that callers may run on their own threads, beside other work: run()
+// each block of blocks() once (on any thread, blocks apart at once), then value(). The
+// blocks are cut by the input alone and added in order: the same bits on any thread count.
+class ExpectedMutualInfo {
+ public:
+  explicit ExpectedMutualInfo(const CellTable& cells);
+  size_t blocks() const { return block_.size(); }
+  void run(size_t block);
+  double value() const;
+
+ private:
+  struct Tables;
+  std::shared_ptr<const Tables> t_;  // none when the value is 0 without a sum
+  bool exact_ = false;
+  std::vector<detail::KahanSum> block_;
+};
 
 }  // namespace clusterscore

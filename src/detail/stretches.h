@@ -4,6 +4,10 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <vector>
+
+#include "detail/kahan.h"
+#include "detail/parallel.h"
 
 namespace clusterscore::detail {
 
@@ -23,5 +27,19 @@ struct UnitStretches {
   size_t end(size_t s) const { return std::min(n, (s + 1) * per); }
   size_t n, per, count;
 };
+
+// Σ term(i) over i < n, a compensated sum: each stretch summed on any thread, the
+// stretches' sums added in order. Below kStretchUnits terms, the bits of one loop.
+template <class Term>
+double stretch_sum(size_t n, const Term& term) {
+  const UnitStretches st(n);
+  std::vector<KahanSum> part(st.count);
+  parallel_for(st.count, [&](size_t, size_t s) {
+    for (size_t i = st.begin(s); i < st.end(s); ++i) part[s].add(term(i));
+  });
+  KahanSum total = part[0];
+  for (size_t s = 1; s < st.count; ++s) total.add(part[s]);
+  return total.value();
+}
 
 }  // namespace clusterscore::detail

@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "clusterscore/cells.h"
 #include "clusterscore/classic_cells.h"
+#include "clusterscore/threads.h"
 
 namespace clusterscore {
 namespace {
@@ -97,6 +99,32 @@ TEST(ExpectedMutualInformation, SingletonsAndOneGiant) {
 TEST(ExpectedMutualInformation, SizesBeyondTheTables) {
   // Cluster sizes above the library's 2^22-entry tables, computed rather than looked up.
   expect_agrees({5000000, 4000000}, {4500000, 4500000});
+}
+
+// The row sizes are summed in blocks on every thread: the same bits on 1 thread as on 3,
+// through the function and through the blocks run by hand in any order.
+TEST(ExpectedMutualInformation, BlocksGiveTheSameBitsOnAnyNumberOfThreads) {
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> rows, cols;
+  uint64_t n = 0;
+  while (n < 200000) rows.push_back(1 + rng() % 3000), n += rows.back();
+  for (uint64_t left = n; left > 0;) {
+    cols.push_back(std::min<uint64_t>(left, 1 + rng() % 2000));
+    left -= cols.back();
+  }
+  const CellTable c = marginals(rows, cols);
+  set_threads(1);
+  const double one = expected_mutual_information(c);
+  set_threads(3);
+  const double three = expected_mutual_information(c);
+  set_threads(0);
+  EXPECT_EQ(std::memcmp(&one, &three, sizeof(double)), 0) << one << " " << three;
+  ExpectedMutualInfo emi(c);
+  ASSERT_GT(emi.blocks(), 2u);
+  for (size_t b = emi.blocks(); b-- > 0;) emi.run(b);  // last block first
+  const double by_hand = emi.value();
+  EXPECT_EQ(std::memcmp(&one, &by_hand, sizeof(double)), 0);
+  expect_agrees(rows, cols);
 }
 
 }  // namespace

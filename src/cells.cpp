@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "detail/interner.h"
@@ -21,7 +22,8 @@ using detail::KahanSum;
 
 // The columns' marginals and the total weight, each added up in cell order (so the same
 // bits on any number of threads): every task reads all cells and adds those of its own
-// range of columns.
+// range of columns; the first also adds every cell's weight to the total, in the same
+// loop (a pass of its own after the others cost a serial pass over the weights).
 void add_column_marginals(CellTable* t) {
   t->col_count.assign(t->n_cols, 0);
   t->col_cells.assign(t->n_cols, 0);
@@ -33,12 +35,13 @@ void add_column_marginals(CellTable* t) {
     uint32_t cells = 0;
     KahanSum weight;
   };
-  detail::parallel_for(parts, [&](size_t, size_t part) {
-    const size_t lo = part * t->n_cols / parts, hi = (part + 1) * t->n_cols / parts;
-    BigVector<Column> column(hi - lo);
+  KahanSum total;
+  // One loop for both tasks: with the total's adds in it when `with_total`.
+  const auto add_cells = [&](size_t lo, size_t hi, Column* column, auto with_total) {
     const size_t cells = t->size();
     for (size_t k = 0; k < cells; ++k) {
       detail::poll_every(k);
+      if constexpr (decltype(with_total)::value) total.add(t->weight[k]);
       if (k + detail::kColumnAhead < cells) {
         const size_t ahead = t->col[k + detail::kColumnAhead];
         if (ahead >= lo && ahead < hi) detail::prefetch_for_write(&column[ahead - lo]);
@@ -50,14 +53,20 @@ void add_column_marginals(CellTable* t) {
       ++x.cells;
       x.weight.add(t->weight[k]);
     }
+  };
+  detail::parallel_for(parts, [&](size_t, size_t part) {
+    const size_t lo = part * t->n_cols / parts, hi = (part + 1) * t->n_cols / parts;
+    BigVector<Column> column(hi - lo);
+    if (part == 0)
+      add_cells(lo, hi, column.data(), std::true_type{});
+    else
+      add_cells(lo, hi, column.data(), std::false_type{});
     for (size_t c = lo; c < hi; ++c) {
       t->col_count[c] = column[c - lo].count;
       t->col_cells[c] = column[c - lo].cells;
       t->col_weight[c] = column[c - lo].weight.value();
     }
   });
-  KahanSum total;
-  for (double w : t->weight) total.add(w);
   t->total_weight = total.value();
 }
 

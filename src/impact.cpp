@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "detail/cell_weights.h"
+#include "detail/fill_rows.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
 #include "detail/prefetch.h"
@@ -41,32 +42,31 @@ Sizes sizes_of(const CellTable& cells, size_t k) {
 MetricTable impact_cells(const CellTable& cells) {
   MetricTable t(std::vector<std::string>(std::begin(kImpactNames), std::end(kImpactNames)),
                 cells.size());
-  for (size_t k = 0; k < cells.size(); ++k) {
+  detail::fill_rows(&t, cells.size(), [&](size_t k, double* row) {
     prefetch_column(cells, k + detail::kPrefetch);
     const Sizes s = sizes_of(cells, k);
     const double u = s.u();
     double shared[4];  // jaccard_index, jaccard_distance, merge_rate, split_rate
     detail::store4(shared, detail::overlap_shares(s));
-    const double row[] = {s.bx / u,
-                          s.ex / u,
-                          shared[1],
-                          shared[0],
-                          shared[3],
-                          shared[2],
-                          (s.split || s.merge) ? 1.0 : 0.0};
-    t.push_row(row);
-  }
+    const double values[] = {s.bx / u,
+                             s.ex / u,
+                             shared[1],
+                             shared[0],
+                             shared[3],
+                             shared[2],
+                             (s.split || s.merge) ? 1.0 : 0.0};
+    std::copy(std::begin(values), std::end(values), row);
+  });
   return t;
 }
 
 MetricTable impact_cell_sizes(const CellTable& cells) {
   MetricTable t({"B", "E", "X", "U"}, cells.size());
-  for (size_t k = 0; k < cells.size(); ++k) {
+  detail::fill_rows(&t, cells.size(), [&](size_t k, double* row) {
     prefetch_column(cells, k + detail::kPrefetch);
     const Sizes s = sizes_of(cells, k);
-    const double row[] = {s.b, s.e, s.x, s.u()};
-    t.push_row(row);
-  }
+    row[0] = s.b, row[1] = s.e, row[2] = s.x, row[3] = s.u();
+  });
   return t;
 }
 

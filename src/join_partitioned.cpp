@@ -98,6 +98,11 @@ struct Partitions {
   BigBuffer<Entry> entries;
   std::vector<size_t> begin;  // partition p is entries[begin[p], end[p])
   std::vector<size_t> end;
+  // If asked for: where each partition's next entry was as rows 0, mark_rows,
+  // 2·mark_rows, … were placed. From these, rows can be found again a stretch at a time
+  // on any thread.
+  std::vector<std::vector<size_t>> marks;
+  size_t mark_rows = 0;
 
   bool empty() const { return begin.empty(); }
   size_t size(size_t p) const { return empty() ? 0 : end[p] - begin[p]; }
@@ -119,6 +124,10 @@ size_t room_per_partition(size_t rows, unsigned bits) {
   return mean + 8 * sd + 64;
 }
 
+// Rows between two of Partitions::marks: at most kMostMarks of them (each is a position
+// per partition, up to 512 KiB), and stretches of at least kMarkRows rows.
+constexpr size_t kMarkRows = size_t(1) << 20, kMostMarks = 16;
+
 // Stable scatter of rows into partitions laid out by `out.begin` (which it consumes), each
 // row's tuple with extra[r] if `extra` is not null; false if a partition outgrew its room
 // (`out.end` then is not meaningful).
@@ -132,15 +141,21 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, unsig
   size_t* const at_next = next.data();
   const size_t* const at_limit = limit.data();
   detail::LineScatter<Entry> entries(out->entries.data(), out->begin);
-  for (size_t r = 0; r < ids.size; ++r) {
-    detail::poll_every(r);
-    const uint64_t h = hash(ids, r);
-    const size_t p = part_of(h, bits);
-    if (at_next[p] == at_limit[p]) [[unlikely]]
-      return false;
-    Entry e;
-    e.tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
-    entries.put(p, at_next[p]++, e);
+  out->marks.clear();
+  const size_t stretch = out->mark_rows ? out->mark_rows : std::max<size_t>(ids.size, 1);
+  for (size_t mark = 0; mark < ids.size; mark += stretch) {
+    if (out->mark_rows) out->marks.push_back(next);
+    const size_t end = std::min(ids.size, mark + stretch);
+    for (size_t r = mark; r < end; ++r) {
+      detail::poll_every(r);
+      const uint64_t h = hash(ids, r);
+      const size_t p = part_of(h, bits);
+      if (at_next[p] == at_limit[p]) [[unlikely]]
+        return false;
+      Entry e;
+      e.tuple = Tuple{h, uint32_t(r), extra ? extra[r] : 0};
+      entries.put(p, at_next[p]++, e);
+    }
   }
   entries.finish(next);
   out->end = std::move(next);
@@ -150,13 +165,16 @@ bool scatter(const Hash& hash, const IdColumn& ids, const uint32_t* extra, unsig
 // One pass into partitions with room to spare (saving a first pass that counts the rows
 // of each partition); two, counting first (placed as detail/radix_partition.h places), when
 // rows are few or a partition overflows. One stretch: the columns are partitioned on threads
-// of their own.
+// of their own. `marked`: with Partitions::marks.
 template <class Hash>
-Partitions partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra, unsigned bits) {
+Partitions partition(const Hash& hash, const IdColumn& ids, const uint32_t* extra, unsigned bits,
+                     bool marked = false) {
   Partitions out;
   const size_t n = ids.size, parts = size_t(1) << bits;
+  const size_t mark_rows = marked ? std::max(kMarkRows, (n + kMostMarks - 1) / kMostMarks) : 0;
   if (const size_t room = room_per_partition(n, bits)) {
     out.entries = BigBuffer<Entry>(parts * room);
+    out.mark_rows = mark_rows;
     out.begin.resize(parts);
     std::vector<size_t> limit(parts);
     for (size_t p = 0; p < parts; ++p) out.begin[p] = p * room, limit[p] = (p + 1) * room;
@@ -167,6 +185,7 @@ Partitions partition(const Hash& hash, const IdColumn& ids, const uint32_t* extr
   for (size_t r = 0; r < n; ++r) ++count[0][part_of(hash(ids, r), bits)];
   const std::vector<size_t> start = detail::place(count, parts).start;
   out.entries = BigBuffer<Entry>(n);
+  out.mark_rows = mark_rows;
   out.begin.assign(start.begin(), start.end() - 1);
   if (!scatter(hash, ids, extra, bits, {start.begin() + 1, start.end()}, &out))
     throw std::logic_error("clusterscore: partition counts were wrong");
@@ -260,7 +279,7 @@ class PartitionedJoin {
           const uint32_t* b_extra = Hash::kExact ? b_row_cluster.data() : nullptr;
           pb_ = partition(hash_, b_.items, b_extra, bits);
         },
-        [&] { pa = partition(hash_, a_.items, nullptr, bits); },
+        [&] { pa = partition(hash_, a_.items, nullptr, bits, true); },
         [&] { j_->a_cluster = cluster_index(a_, &j_->a_cluster_first_row); },
         [&] {
           if (!t_) return;
@@ -346,19 +365,23 @@ class PartitionedJoin {
     uint32_t* const b_cluster = j_->b_cluster.data();
     uint32_t* const items_row = t_ ? j_->items_row.data() : nullptr;
     const Entry* const entries = pa.entries.data();
-    std::vector<size_t> next = pa.begin;
-    for (size_t r = 0; r < n; ++r) {
-      detail::poll_every(r);
-      // The ids too (detail::prefetch_stream): their stream is interleaved with misses.
-      if constexpr (Hash::kExact) detail::prefetch_stream(a_.items.ints, r);
-      const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
-      // Too many streams for the hardware to follow: each fetches its own next lines, two
-      // lines ahead.
-      detail::prefetch_lines_ahead(&entries[at], detail::kStreamLinesAhead);
-      const Found& f = entries[at].found;
-      b_cluster[r] = f.b_cluster;
-      if (items_row) items_row[r] = f.items_row;
-    }
+    // Each stretch of rows between two marks on any thread, from where the scatter was.
+    detail::parallel_for(pa.marks.size(), [&](size_t, size_t m) {
+      std::vector<size_t> next = pa.marks[m];
+      const size_t end = std::min(n, (m + 1) * pa.mark_rows);
+      for (size_t r = m * pa.mark_rows; r < end; ++r) {
+        detail::poll_every(r);
+        // The ids too (detail::prefetch_stream): their stream is interleaved with misses.
+        if constexpr (Hash::kExact) detail::prefetch_stream(a_.items.ints, r);
+        const size_t at = next[part_of(hash_(a_.items, r), bits)]++;
+        // Too many streams for the hardware to follow: each fetches its own next lines,
+        // two lines ahead.
+        detail::prefetch_lines_ahead(&entries[at], detail::kStreamLinesAhead);
+        const Found& f = entries[at].found;
+        b_cluster[r] = f.b_cluster;
+        if (items_row) items_row[r] = f.items_row;
+      }
+    });
   }
 
   // String ids: compares each item of A with the B and items-table rows its hash matched,

@@ -1,6 +1,7 @@
 #include "clusterscore/pointwise.h"
 
 #include "detail/cell_weights.h"
+#include "detail/fill_rows.h"
 #include "detail/parallel.h"
 #include "detail/pointwise_row.h"
 #include "detail/prefetch.h"
@@ -36,27 +37,24 @@ MetricTable pointwise_cells(const CellTable& cells, const ActualMarginals& m) {
                                          std::end(detail::kPointwiseNames)),
                 cells.size());
   const double total = m.total;
-  for (size_t k = 0; k < cells.size(); ++k) {
+  detail::fill_rows(&t, cells.size(), [&](size_t k, double* row) {
     // The cell arrays read in order, beside the marginals' misses at random.
     detail::prefetch_stream(cells.weight.data(), k);
     detail::prefetch_stream(cells.row.data(), k);
     detail::prefetch_stream(cells.col.data(), k);
     prefetch_column(cells, m, k + detail::kColumnAhead);
-    double row[detail::kPointwiseMetrics];
     detail::pointwise_row(detail::cell_weights(cells, m.col_weight, k), total, row);
-    t.push_row(row);
-  }
+  });
   return t;
 }
 
 MetricTable pointwise_cell_counts(const CellTable& cells, const ActualMarginals& m) {
   MetricTable t({"tp", "fp", "fn", "tn"}, cells.size());
-  for (size_t k = 0; k < cells.size(); ++k) {
+  detail::fill_rows(&t, cells.size(), [&](size_t k, double* row) {
     prefetch_column(cells, m, k + detail::kColumnAhead);
     const auto [tp, fp, fn, tn] = counts_of(cells, m, k);
-    const double row[] = {tp, fp, fn, tn};
-    t.push_row(row);
-  }
+    row[0] = tp, row[1] = fp, row[2] = fn, row[3] = tn;
+  });
   return t;
 }
 

@@ -28,17 +28,25 @@ struct UnitStretches {
   size_t n, per, count;
 };
 
-// Σ term(i) over i < n, a compensated sum: each stretch summed on any thread, the
-// stretches' sums added in order. Below kStretchUnits terms, the bits of one loop.
+// Σ term(i) over i < n, a compensated sum: stretches of kSumStretch terms summed on any
+// thread, their sums added in order. Shorter stretches than the aggregator's: a term
+// costs a logarithm or two here, not a cache miss, and the threads must share them out
+// evenly. Up to kSumStretch terms, the bits of one loop.
+constexpr size_t kSumStretch = size_t(1) << 16;
 template <class Term>
 double stretch_sum(size_t n, const Term& term) {
-  const UnitStretches st(n);
-  std::vector<KahanSum> part(st.count);
-  parallel_for(st.count, [&](size_t, size_t s) {
-    for (size_t i = st.begin(s); i < st.end(s); ++i) part[s].add(term(i));
+  const size_t stretches = std::max<size_t>(1, (n + kSumStretch - 1) / kSumStretch);
+  std::vector<KahanSum> part(stretches);
+  parallel_for(stretches, [&](size_t, size_t s) {
+    // Summed in a local: neighbouring stretches' sums share a cache line, which two
+    // threads adding to them term by term would pass back and forth.
+    KahanSum sum;
+    const size_t end = std::min(n, (s + 1) * kSumStretch);
+    for (size_t i = s * kSumStretch; i < end; ++i) sum.add(term(i));
+    part[s] = sum;
   });
   KahanSum total = part[0];
-  for (size_t s = 1; s < st.count; ++s) total.add(part[s]);
+  for (size_t s = 1; s < stretches; ++s) total.add(part[s]);
   return total.value();
 }
 

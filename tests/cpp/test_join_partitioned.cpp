@@ -9,6 +9,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "clusterscore/error.h"
@@ -57,7 +58,9 @@ Case random_case(std::mt19937_64& rng, size_t universe, double a_share = 0.7, do
 // What join() must produce, from first principles.
 JoinedClusterings oracle(const Case& c) {
   JoinedClusterings j;
-  std::map<int64_t, uint32_t> item, a_code, b_code;
+  std::map<int64_t, uint32_t> a_code, b_code;
+  std::unordered_map<int64_t, uint32_t> item;  // millions of ids in the longest case
+  item.reserve(c.a_items.size() + c.b_items.size());
   for (size_t r = 0; r < c.a_items.size(); ++r) {
     item[c.a_items[r]] = uint32_t(r);
     auto [it, fresh] = a_code.emplace(c.a_clusters[r], uint32_t(a_code.size()));
@@ -169,6 +172,24 @@ TEST(JoinInts, AgreesWithOracleForAnyPartitionSize) {
                          " threads " + std::to_string(threads));
       }
   }
+  set_threads(0);
+}
+
+// Past 2^20 rows of A, its rows are found again in their partitions a stretch at a time,
+// each from where the scatter was at its first row, on any thread: the oracle's join on
+// 1 thread and on 3, whether the partitions were scattered with room to spare or counted
+// first (one partition of all rows).
+TEST(JoinInts, LongInputsFoundAgainInStretchesAgreeWithOracle) {
+  std::mt19937_64 rng(29);
+  const Case c = random_case(rng, 3'200'000, 0.95, 0.7, 0.5);
+  ASSERT_GT(c.a_items.size(), size_t(2) << 20);
+  const JoinedClusterings want = oracle(c);
+  for (size_t rows : {size_t(1) << 16, size_t(1) << 22})
+    for (unsigned threads : {1u, 3u}) {
+      set_threads(threads);
+      expect_equal(run(c, rows), want,
+                   "rows " + std::to_string(rows) + " threads " + std::to_string(threads));
+    }
   set_threads(0);
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <optional>
 #include <stdexcept>
 #include <tuple>
 
@@ -90,33 +89,29 @@ bool intern_short_rows(const IdColumn& col, const Offset* offsets, size_t begin,
 // and in intern_keys() and intern_hashed(): a helper shared by the three, taking the view
 // by pointer, made GCC keep the view in memory again.
 template <class Offset>
-std::optional<BigVector<uint32_t>> intern_short(const IdColumn& col, const Offset* offsets,
-                                                BigVector<uint64_t>* first_row) {
+bool intern_short(const IdColumn& col, const Offset* offsets, BigVector<uint64_t>* first_row,
+                  uint32_t* out) {
   const size_t n = col.size;
   size_t whole = n;  // rows before `whole` may read 8 bytes
   while (whole > 0 && offsets[whole - 1] + 8 > offsets[n]) --whole;
-  BigVector<uint32_t> out(n);
   ShortKeyTable table;
-  if (!intern_short_rows<true>(col, offsets, 0, whole, &table, out.data(), first_row) ||
-      !intern_short_rows<false>(col, offsets, whole, n, &table, out.data(), first_row))
-    return std::nullopt;
-  return out;
+  return intern_short_rows<true>(col, offsets, 0, whole, &table, out, first_row) &&
+         intern_short_rows<false>(col, offsets, whole, n, &table, out, first_row);
 }
 
-std::optional<BigVector<uint32_t>> intern_short(const IdColumn& col,
-                                                BigVector<uint64_t>* first_row) {
-  if (!col.is_string()) return std::nullopt;
+bool intern_short(const IdColumn& col, BigVector<uint64_t>* first_row, uint32_t* out) {
+  if (!col.is_string()) return false;
   const size_t firsts = first_row->size();
-  auto out = col.type == IdColumn::Type::kString32 ? intern_short(col, col.offsets32, first_row)
-                                                   : intern_short(col, col.offsets64, first_row);
-  if (!out) first_row->resize(firsts);
-  return out;
+  const bool done = col.type == IdColumn::Type::kString32
+                        ? intern_short(col, col.offsets32, first_row, out)
+                        : intern_short(col, col.offsets64, first_row, out);
+  if (!done) first_row->resize(firsts);
+  return done;
 }
 
 // Assigns ids in order of first appearance; nulls share one id of their own.
 template <class Find>
-BigVector<uint32_t> assign(const IdColumn& col, BigVector<uint64_t>* first_row, Find find) {
-  BigVector<uint32_t> out(col.size);
+void assign(const IdColumn& col, BigVector<uint64_t>* first_row, uint32_t* out, Find find) {
   uint32_t null_id = kNone;
   for (size_t r = 0; r < col.size; ++r) {
     uint32_t id;
@@ -131,7 +126,6 @@ BigVector<uint32_t> assign(const IdColumn& col, BigVector<uint64_t>* first_row, 
     if (inserted) first_row->push_back(r);
     out[r] = id;
   }
-  return out;
 }
 
 // Integer ids in a column without nulls: the interner's ids are the ids, with no null id to number
@@ -143,10 +137,8 @@ constexpr size_t kInternAhead = 2 * kPrefetch;
 constexpr size_t kDenseAhead = 4 * kPrefetch;
 
 template <class KeyOf>
-BigVector<uint32_t> intern_keys(size_t n, Interner* interner, BigVector<uint64_t>* first_row,
-                                KeyOf key_of) {
-  BigVector<uint32_t> out(n);
-  uint32_t* const o = out.data();
+void intern_keys(size_t n, Interner* interner, BigVector<uint64_t>* first_row, uint32_t* const o,
+                 KeyOf key_of) {
   Interner::KeyView view = interner->key_view();
   for (size_t r = 0; r < n; ++r) {
     poll_every(r);
@@ -160,7 +152,6 @@ BigVector<uint32_t> intern_keys(size_t n, Interner* interner, BigVector<uint64_t
     }
     o[r] = id;
   }
-  return out;
 }
 
 // Each id's bytes, copied as the id is first met, so that rows can be compared with them
@@ -190,17 +181,14 @@ class Representatives {
 // ahead in two steps); nullopt at the first that differs. Several times faster than the
 // interner's byte comparisons, and faster than comparing each row with its id's first
 // row in the column.
-std::optional<BigVector<uint32_t>> intern_hashed(const IdColumn& col,
-                                                 BigVector<uint64_t>* first_row,
-                                                 StringHashFn weak_hash) {
+bool intern_hashed(const IdColumn& col, BigVector<uint64_t>* first_row, StringHashFn weak_hash,
+                   uint32_t* const o) {
   const size_t n = col.size, firsts = first_row->size();
   uint64_t ring[kInternAhead];
   for (size_t r = 0; r < std::min(n, kInternAhead); ++r)
     ring[r] = hash_string(weak_hash, col.str(r));
   Interner interner(false, n / 8 + 16);
   Representatives rep;
-  BigVector<uint32_t> out(n);
-  uint32_t* const o = out.data();
   Interner::KeyView view = interner.key_view();  // as in intern_keys()
   for (size_t r = 0; r < n; ++r) {
     poll_every(r);
@@ -221,24 +209,24 @@ std::optional<BigVector<uint32_t>> intern_hashed(const IdColumn& col,
   }
   constexpr size_t kAhead = 2 * kPrefetch;
   for (size_t r = 0; r < n; ++r) {
-    if (r + 2 * kAhead < n) rep.prefetch_end(out[r + 2 * kAhead]);
-    if (r + kAhead < n) rep.prefetch_bytes(out[r + kAhead]);
-    if (rep.of(out[r]) != col.str(r)) {
+    if (r + 2 * kAhead < n) rep.prefetch_end(o[r + 2 * kAhead]);
+    if (r + kAhead < n) rep.prefetch_bytes(o[r + kAhead]);
+    if (rep.of(o[r]) != col.str(r)) {
       first_row->resize(firsts);
-      return std::nullopt;
+      return false;
     }
   }
-  return out;
+  return true;
 }
 
-// One thread's interning: the cheapest of the ways above that applies.
-BigVector<uint32_t> intern_serial(const IdColumn& col, BigVector<uint64_t>* first_row,
-                                  StringHashFn weak_hash) {
+// One thread's interning, into out[0, col.size): the cheapest of the ways above that
+// applies.
+void intern_serial(const IdColumn& col, BigVector<uint64_t>* first_row, StringHashFn weak_hash,
+                   uint32_t* const o) {
   int64_t lo = 0;
   size_t span = 0;
   if (dense_range(col, &lo, &span)) {
     const size_t n = col.size, base = first_row->size();
-    BigVector<uint32_t> out(n);
     BigVector<uint32_t> id_of(span + 1, kNone);  // per value: its id - base, or kNone
     // A branch on whether a value is new, mispredicted for each new value. Without it,
     // every row would write its row to firsts[next], which only a new value keeps: a
@@ -247,7 +235,6 @@ BigVector<uint32_t> intern_serial(const IdColumn& col, BigVector<uint64_t>* firs
     BigVector<uint64_t> firsts(std::min(n, span + 1));
     uint32_t* const ids = id_of.data();
     uint64_t* const first = firsts.data();
-    uint32_t* const o = out.data();
     const int64_t* const v = col.ints;
     const uint32_t offset = uint32_t(base);
     uint32_t next = 0;
@@ -268,16 +255,15 @@ BigVector<uint32_t> intern_serial(const IdColumn& col, BigVector<uint64_t>* firs
       o[r] = id + offset;
     }
     first_row->insert(first_row->end(), first, first + next);
-    return out;
+    return;
   }
   if (!col.is_string() && col.valid == nullptr) {
     Interner interner(false, col.size / 8 + 16);
-    return intern_keys(col.size, &interner, first_row,
-                       [&](size_t r) { return uint64_t(col.ints[r]); });
+    intern_keys(col.size, &interner, first_row, o, [&](size_t r) { return uint64_t(col.ints[r]); });
+    return;
   }
-  if (auto short_ids = intern_short(col, first_row)) return std::move(*short_ids);
-  if (col.valid == nullptr)
-    if (auto hashed = intern_hashed(col, first_row, weak_hash)) return std::move(*hashed);
+  if (intern_short(col, first_row, o)) return;
+  if (col.valid == nullptr && intern_hashed(col, first_row, weak_hash, o)) return;
   // Ids are numbered after the null id may have taken one: map interner ids to output ids.
   std::vector<uint32_t> ids;
   auto number = [&](std::pair<uint32_t, bool> got) {
@@ -286,7 +272,7 @@ BigVector<uint32_t> intern_serial(const IdColumn& col, BigVector<uint64_t>* firs
   };
   // Strings with nulls or whose hashes collided; integers with nulls.
   Interner interner(col.is_string(), col.size / 8 + 16);
-  return assign(col, first_row, [&](size_t r) {
+  assign(col, first_row, o, [&](size_t r) {
     if (r + kPrefetch < col.size && !col.is_null(r + kPrefetch))
       interner.prefetch(col, r + kPrefetch);
     return number(interner.insert(col, r));
@@ -340,47 +326,43 @@ constexpr size_t kParallelRows = size_t(1) << 21;
 // values in 1e7 rows took 1.2-2x longer on 2 threads than on one).
 constexpr size_t kProbeRows = size_t(1) << 16;
 bool few_values(const IdColumn& col, StringHashFn weak_hash) {
+  const IdColumn probe = rows_of(col, 0, std::min(col.size, kProbeRows));
   BigVector<uint64_t> first;
-  intern_serial(rows_of(col, 0, std::min(col.size, kProbeRows)), &first, weak_hash);
+  BigVector<uint32_t> ids(probe.size);
+  intern_serial(probe, &first, weak_hash, ids.data());
   return first.size() * 2 <= kProbeRows;
 }
 
-// Each part of the rows interned on a thread of its own; then the parts' values, each
-// part's in its order of first appearance, interned in part order on one thread (which
-// numbers them in the column's order of first appearance: a value's first row is in the
-// first part holding it, at that part's first row of it); then every row's id mapped to
-// the column's, on every thread. The same ids as one thread's, at the cost of a second
-// interning of each part's distinct values.
-BigVector<uint32_t> intern_parts(const IdColumn& col, size_t parts, BigVector<uint64_t>* first_row,
-                                 StringHashFn weak_hash) {
+// Each part of the rows interned on a thread of its own, into its rows of `out`; then the
+// parts' values, each part's in its order of first appearance, interned in part order on
+// one thread (which numbers them in the column's order of first appearance: a value's
+// first row is in the first part holding it, at that part's first row of it); then every
+// row's id mapped in place to the column's, on every thread. The same ids as one
+// thread's, at the cost of a second interning of each part's distinct values.
+void intern_parts(const IdColumn& col, size_t parts, BigVector<uint64_t>* first_row,
+                  StringHashFn weak_hash, uint32_t* const out) {
   const size_t n = col.size;
   const auto begin = [&](size_t p) { return n * p / parts; };
-  std::vector<BigVector<uint32_t>> local(parts);
   std::vector<BigVector<uint64_t>> local_first(parts);
   parallel_for(parts, [&](size_t, size_t p) {
-    local[p] = intern_serial(rows_of(col, begin(p), begin(p + 1)), &local_first[p], weak_hash);
+    intern_serial(rows_of(col, begin(p), begin(p + 1)), &local_first[p], weak_hash, out + begin(p));
   });
   BigVector<uint64_t> rows;  // each part's distinct values' first rows, in the column
   for (size_t p = 0; p < parts; ++p)
     for (uint64_t r : local_first[p]) rows.push_back(begin(p) + r);
   BigVector<uint64_t> merged_first;
-  const BigVector<uint32_t> merged =
-      intern_serial(gather_rows(col, rows).column, &merged_first, weak_hash);
-  const uint32_t base = uint32_t(first_row->size());
+  BigVector<uint32_t> merged(rows.size());
+  intern_serial(gather_rows(col, rows).column, &merged_first, weak_hash, merged.data());
   for (uint64_t m : merged_first) first_row->push_back(rows[m]);
-  BigVector<uint32_t> out(n);
   parallel_for(parts, [&](size_t, size_t p) {
     size_t at = 0;  // where part p's values start in `merged`
     for (size_t q = 0; q < p; ++q) at += local_first[q].size();
     const uint32_t* const id = merged.data() + at;
-    const uint32_t* const in = local[p].data();
-    uint32_t* const o = out.data() + begin(p);
-    for (size_t r = 0; r < local[p].size(); ++r) {
+    for (size_t r = begin(p); r < begin(p + 1); ++r) {
       poll_every(r);
-      o[r] = base + id[in[r]];
+      out[r] = id[out[r]];
     }
   });
-  return out;
 }
 
 }  // namespace
@@ -392,9 +374,13 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
 BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row,
                                   StringHashFn weak_hash) {
   if (!first_row->empty()) throw std::logic_error("clusterscore: intern_column() appends to none");
+  BigVector<uint32_t> out(col.size);
   const size_t parts = workers_for(col.size / (kParallelRows / 2));
-  if (parts < 2 || !few_values(col, weak_hash)) return intern_serial(col, first_row, weak_hash);
-  return intern_parts(col, parts, first_row, weak_hash);
+  if (parts < 2 || !few_values(col, weak_hash))
+    intern_serial(col, first_row, weak_hash, out.data());
+  else
+    intern_parts(col, parts, first_row, weak_hash, out.data());
+  return out;
 }
 
 }  // namespace clusterscore::detail

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "clusterscore/cells.h"
@@ -74,15 +75,24 @@ TEST(ExpectedMutualInformation, FewLargeClustersWithSharesForcedAboveOne) {
   expect_agrees({30000, 40000}, {20000, 25000, 25000});
 }
 
-TEST(ExpectedMutualInformation, ManyClustersOfRandomSizes) {
-  std::mt19937_64 rng(7);
+// Row sizes of 1 to max_row until at least n items, then column sizes of 1 to max_col
+// over the same items.
+std::pair<std::vector<uint64_t>, std::vector<uint64_t>> random_sizes(std::mt19937_64& rng,
+                                                                     uint64_t n, uint64_t max_row,
+                                                                     uint64_t max_col) {
   std::vector<uint64_t> rows, cols;
-  uint64_t n = 0;
-  while (n < 100000) rows.push_back(1 + rng() % 6000), n += rows.back();
-  for (uint64_t left = n; left > 0;) {
-    cols.push_back(std::min<uint64_t>(left, 1 + rng() % 9000));
+  uint64_t total = 0;
+  while (total < n) rows.push_back(1 + rng() % max_row), total += rows.back();
+  for (uint64_t left = total; left > 0;) {
+    cols.push_back(std::min<uint64_t>(left, 1 + rng() % max_col));
     left -= cols.back();
   }
+  return {rows, cols};
+}
+
+TEST(ExpectedMutualInformation, ManyClustersOfRandomSizes) {
+  std::mt19937_64 rng(7);
+  const auto [rows, cols] = random_sizes(rng, 100000, 6000, 9000);
   expect_agrees(rows, cols);
 }
 
@@ -105,13 +115,7 @@ TEST(ExpectedMutualInformation, SizesBeyondTheTables) {
 // through the function and through the blocks run by hand in any order.
 TEST(ExpectedMutualInformation, BlocksGiveTheSameBitsOnAnyNumberOfThreads) {
   std::mt19937_64 rng(11);
-  std::vector<uint64_t> rows, cols;
-  uint64_t n = 0;
-  while (n < 200000) rows.push_back(1 + rng() % 3000), n += rows.back();
-  for (uint64_t left = n; left > 0;) {
-    cols.push_back(std::min<uint64_t>(left, 1 + rng() % 2000));
-    left -= cols.back();
-  }
+  const auto [rows, cols] = random_sizes(rng, 200000, 3000, 2000);
   const CellTable c = marginals(rows, cols);
   set_threads(1);
   const double one = expected_mutual_information(c);

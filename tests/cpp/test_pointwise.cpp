@@ -28,6 +28,23 @@ struct Figure2 {
                &table,
                MetricFamily::kPointwise};
 };
+// n items' truth rows and actual columns (kNone: not in that clustering; row 11 holds
+// a seventh of the items, and two thirds of each row's items share its column) and
+// weights over 2^57 of magnitudes.
+struct RandomItems {
+  std::vector<uint32_t> rows, cols;
+  std::vector<double> w;
+};
+RandomItems random_items(std::mt19937_64& rng, size_t n, size_t n_rows, size_t n_cols) {
+  RandomItems r{std::vector<uint32_t>(n), std::vector<uint32_t>(n), std::vector<double>(n)};
+  for (size_t i = 0; i < n; ++i) {
+    r.rows[i] = rng() % 29 == 0 ? kNone : uint32_t(rng() % 7 == 0 ? 11 : rng() % n_rows);
+    r.cols[i] = rng() % 31 == 0 ? kNone : uint32_t(rng() % 3 == 0 ? rng() % n_cols : r.rows[i]);
+    r.w[i] = std::ldexp(double(rng() % 100000 + 1), -int(rng() % 40));
+  }
+  return r;
+}
+
 }  // namespace
 
 TEST(Pointwise, Figure2Cells) {
@@ -177,13 +194,7 @@ TEST(Cells, BuildCellsAgreesWithAMapOfPairs) {
 TEST(Cells, ChunksAndPiecesGiveTheSameBitsOnAnyNumberOfThreads) {
   const size_t n = 2'500'000, n_rows = 400'000, n_cols = 500'000;
   std::mt19937_64 rng(21);
-  std::vector<uint32_t> rows(n), cols(n);
-  std::vector<double> w(n);
-  for (size_t i = 0; i < n; ++i) {
-    rows[i] = rng() % 29 == 0 ? kNone : uint32_t(rng() % 7 == 0 ? 11 : rng() % n_rows);
-    cols[i] = rng() % 31 == 0 ? kNone : uint32_t(rng() % 3 == 0 ? rng() % n_cols : rows[i]);
-    w[i] = std::ldexp(double(rng() % 100000 + 1), -int(rng() % 40));
-  }
+  const auto [rows, cols, w] = random_items(rng, n, n_rows, n_cols);
   std::vector<CellTable> tables;
   std::vector<BigVector<uint32_t>> cells(2);
   for (unsigned threads : {1u, 3u}) {
@@ -218,22 +229,13 @@ TEST(Cells, ChunksAndPiecesGiveTheSameBitsOnAnyNumberOfThreads) {
   }
 }
 
-// Slice codes are gathered through 1-, 2- or 4-byte arrays by the number of values: every
-// width must give each common item its own row's value, and items without a row the
-// extra "missing" group.
 // pair_sums() past 2^20 units, by cell and by item, into few groups (summed in stretches)
 // and into many (each thread a range of groups): the same bits on 1 thread as on 3, and
 // each group's sums those of a long-double reference within rounding.
 TEST(PairSums, FewOrManyGroupsGiveTheSameBitsOnAnyNumberOfThreads) {
   const size_t n = 2'300'000, n_rows = 300'000, n_cols = 400'000;
   std::mt19937_64 rng(27);
-  std::vector<uint32_t> rows(n), cols(n);
-  std::vector<double> w(n);
-  for (size_t i = 0; i < n; ++i) {
-    rows[i] = uint32_t(rng() % n_rows);
-    cols[i] = rng() % 17 == 0 ? kNone : uint32_t(rng() % 4 == 0 ? rng() % n_cols : rows[i]);
-    w[i] = 0.5 + double(rng() % 1000) / 100;
-  }
+  const auto [rows, cols, w] = random_items(rng, n, n_rows, n_cols);
   BigVector<uint32_t> cell_of_item;
   const CellTable t = build_cells(rows, cols, w.data(), n_rows, n_cols, &cell_of_item);
   const ActualMarginals m = common_marginals(t);
@@ -259,26 +261,32 @@ TEST(PairSums, FewOrManyGroupsGiveTheSameBitsOnAnyNumberOfThreads) {
       EXPECT_EQ(got[0].truth, got[1].truth) << what;
       EXPECT_EQ(got[0].weight, got[1].weight) << what;
       // The reference: Σ over the group's items of w·(x − w), x its cell's weight, scaled
-      // by pair_scale() squared where items are the units.
+      // by pair_scale() squared where items are the units. Cells as units compute it as
+      // W·x − Σw², whose rounding is relative to W·x (weights here span 2^57): the
+      // tolerance is relative to Σ w·x.
       const long double sq = by_cell ? 1.0L : (long double)pair_scale(t) * pair_scale(t);
-      std::vector<long double> together(n_groups), weight(n_groups);
+      std::vector<long double> together(n_groups), weight(n_groups), scale_of(n_groups);
       for (size_t i = 0; i < n; ++i) {
         const uint32_t k = cell_of_item[i];
         if (k == kNone) continue;
         const uint32_t g = by_cell ? group[k] : group[i];
         if (g == kNone) continue;
         together[g] += (long double)w[i] * ((long double)t.weight[k] - w[i]);
+        scale_of[g] += (long double)w[i] * t.weight[k];
         weight[g] += w[i];
       }
       for (size_t g = 0; g < n_groups; ++g) {
-        const double want = double(together[g] * sq);
-        ASSERT_NEAR(got[0].together[g], want, 1e-9 * (1 + want)) << what << " group " << g;
+        const double want = double(together[g] * sq), of = double(scale_of[g] * sq);
+        ASSERT_NEAR(got[0].together[g], want, 1e-12 * (1 + of)) << what << " group " << g;
         ASSERT_NEAR(got[0].weight[g], double(weight[g]), 1e-9 * (1 + double(weight[g])))
             << what << " group " << g;
       }
     }
 }
 
+// Slice codes are gathered through 1-, 2- or 4-byte arrays by the number of values: every
+// width must give each common item its own row's value, and items without a row the
+// extra "missing" group.
 TEST(GroupItems, EveryCodeWidthGivesEachItemItsRowsValue) {
   for (const int64_t values : {3, 300, 70000, 200000}) {
     const size_t n = 250000;

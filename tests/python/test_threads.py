@@ -77,6 +77,43 @@ def test_evaluate_is_the_same_on_any_number_of_threads(string_ids, scope):
         same(list(tables))
 
 
+def test_long_inputs_take_every_stretched_path_with_the_same_bits():
+    """2.5e6 items: past 2^20 units the sums run in stretches, past 2^21 rows a slice
+    column whose values repeat is interned in parts, and the join finds A's rows again a
+    stretch at a time; evaluate, diff and the classic metrics equal on 1 and 2 threads."""
+    rng = np.random.default_rng(11)
+    n = 2_500_000
+    ids = rng.permutation(n).astype(np.int64) * 31 + 7
+    entity = rng.integers(0, 400_000, n)
+    actual = np.where(rng.random(n) < 0.05, rng.integers(0, 400_000, n), entity)
+    truth = pd.DataFrame({"item_id": ids, "cluster_id": entity})
+    act = pd.DataFrame({"item_id": ids, "cluster_id": actual})
+    items = pd.DataFrame(
+        {"item_id": ids, "weight": rng.uniform(0.1, 3, n), "country": rng.choice(list("ABCDEF"), n)}
+    )
+
+    def run():
+        e = cs.evaluate(truth, act, items)
+        d = cs.diff(truth, act, items)
+        return [
+            pd.DataFrame([e.overall]),
+            e.per_cluster("truth"),
+            e.per_cluster("actual"),
+            e.per_slice("country"),
+            pd.DataFrame([d.overall]),
+            d.per_cluster("exp"),
+            d.per_slice("country"),
+            pd.DataFrame([M.all_scores(entity, actual)]),
+        ]
+
+    out = []
+    for t in (1, 2):
+        cs.set_threads(t)
+        out.append(run())
+    for tables in zip(*out, strict=True):
+        same(list(tables))
+
+
 def test_compare_diff_and_classic_metrics_are_the_same_on_any_number_of_threads():
     truth, actual, items = inputs(False)
     other = actual.assign(cluster_id=np.where(actual.item_id % 3 == 0, 0, actual.cluster_id))

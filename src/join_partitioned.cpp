@@ -547,15 +547,17 @@ class PartitionedJoin {
     const uint32_t* const row = j_->items_row.data();
     const double* const w = t_->weights;
     constexpr size_t kStretch = size_t(1) << 20;
-    detail::parallel_for((all + kStretch - 1) / kStretch, [&](size_t, size_t s) {
-      const size_t begin = s * kStretch, end = std::min(all, begin + kStretch);
-      for (size_t i = begin; i < end; ++i) {
-        if (i + kPrefetch < end && row[i + kPrefetch] != kNone)
-          detail::prefetch(&w[row[i + kPrefetch]]);
-        weight[i] = row[i] == kNone ? 1.0 : w[row[i]];
-      }
-      detail::poll_interrupt();
-    });
+    detail::parallel_ranges(
+        all,
+        [&](size_t begin, size_t end) {
+          for (size_t i = begin; i < end; ++i) {
+            if (i + kPrefetch < end && row[i + kPrefetch] != kNone)
+              detail::prefetch(&w[row[i + kPrefetch]]);
+            weight[i] = row[i] == kNone ? 1.0 : w[row[i]];
+          }
+          detail::poll_interrupt();
+        },
+        kStretch);
   }
 
   // String ids: whether each B-only item's bytes equal those of the items-table row its

@@ -1,6 +1,5 @@
 // The per-item table's rows: each item's cell read back at random, fetched ahead, by
 // stretches of items on every thread (each writes its own rows).
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -27,11 +26,9 @@ PerItemRows Comparison::per_item(std::span<const uint32_t> items, const MetricTa
   out.names = counts.names;
   out.names.insert(out.names.end(), means.names.begin(), means.names.end());
   for (size_t k = 0; k < k_counts + k_means; ++k) out.columns.emplace_back(n);
-  constexpr size_t kStretch = size_t(1) << 16;
-  detail::parallel_for((n + kStretch - 1) / kStretch, [&](size_t, size_t s) {
-    const size_t end = std::min(n, (s + 1) * kStretch);
+  detail::parallel_ranges(n, [&](size_t begin, size_t end) {
     detail::poll_interrupt();
-    for (size_t x = s * kStretch; x < end; ++x) {
+    for (size_t x = begin; x < end; ++x) {
       // Cells and B clusters are met at random: fetched ahead.
       if (x + detail::kPrefetch < end) {
         const uint32_t ahead = items[x + detail::kPrefetch], cell = cell_of_item_[ahead];

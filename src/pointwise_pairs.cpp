@@ -21,6 +21,11 @@ using detail::KahanSum;
 
 struct Acc {
   KahanSum together, actual, truth, weight;
+
+  // Adds the sums of a later stretch of units.
+  void add(const Acc& o) {
+    together.add(o.together), actual.add(o.actual), truth.add(o.truth), weight.add(o.weight);
+  }
 };
 
 }  // namespace
@@ -72,12 +77,7 @@ PairSums sum_by_group(size_t n_units, size_t n_groups, const AddUnit& add) {
       for (size_t u = st.begin(p); u < st.end(p); ++u) add(u, 0, all, part[p].data());
     });
     for (size_t p = 1; p < st.count; ++p)
-      for (size_t g = 0; g < n_groups; ++g) {
-        Acc& a = part[0][g];
-        const Acc& b = part[p][g];
-        a.together.add(b.together), a.actual.add(b.actual), a.truth.add(b.truth);
-        a.weight.add(b.weight);
-      }
+      for (size_t g = 0; g < n_groups; ++g) part[0][g].add(part[p][g]);
     for (size_t g = 0; g < n_groups; ++g) put(part[0][g], g);
     return s;
   }
@@ -128,9 +128,8 @@ PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<c
       a.weight.add(w);
     });
   BigVector<CellTerms> cell(cells.size());
-  const detail::UnitStretches cs(cells.size());
-  detail::parallel_for(cs.count, [&](size_t, size_t p) {
-    for (size_t k = cs.begin(p); k < cs.end(p); ++k) {
+  detail::parallel_ranges(cells.size(), [&](size_t begin, size_t end) {
+    for (size_t k = begin; k < end; ++k) {
       detail::poll_every(k);
       if (k + detail::kPrefetch < cells.size())
         detail::prefetch(&m.col_weight[cells.col[k + detail::kPrefetch]]);

@@ -5,9 +5,11 @@ taking turns, on the same Parquet files.
 
 Inputs: `--n` items with power-law truth clusters, an actual clustering with 10% of the
 items moved by splits and merges and a further 5% moved one record at a time to random
-clusters, weights and a country slice (bench/synth.py), written once as Parquet. Each turn
-times, from the files: `evaluate` (overall, per cluster of both sides, per country) and
-`diff` (the same levels) with each engine. Spark's session starts once, before the turns,
+clusters, weights and a country slice (bench/synth.py), written once as Parquet, and a
+truth that is a sample of 1% of the entities, labelled in full. Each turn times, from the
+files: `evaluate` (overall, per cluster of both sides, per country) against the whole
+truth and against the sample (with the units the driver then holds), and `diff` (the same
+levels) with each engine. Spark's session starts once, before the turns,
 and its start-up is reported on its own.
 """
 
@@ -34,8 +36,11 @@ def write_inputs(n: int, folder: Path) -> dict[str, str]:
     rng = np.random.default_rng(7)
     moved = synth.random_moves(rng, actual.column("cluster_id").to_numpy(), 0.05)
     actual = actual.set_column(1, "cluster_id", [moved])
+    clusters = truth.column("cluster_id").to_numpy()
+    sampled = np.isin(clusters, np.unique(clusters)[::100])  # 1% of the entities
+    sample = truth.filter(sampled)
     paths = {}
-    for name, table in (("truth", truth), ("actual", actual), ("items", items)):
+    for name, table in (("truth", truth), ("sample", sample), ("actual", actual), ("items", items)):
         paths[name] = str(folder / f"{name}.parquet")
         pq.write_table(table, paths[name])
     return paths
@@ -46,6 +51,11 @@ def levels(result, sides) -> None:
     for side in sides:
         result.per_cluster_table(side)
     result.per_slice_table("country")
+
+
+def held(result) -> None:
+    levels(result, ("truth", "actual"))
+    print(f"  units on the driver: {len(result._spark.table):,}", flush=True)
 
 
 def main() -> None:
@@ -85,6 +95,12 @@ def main() -> None:
                 css.evaluate(read("truth"), read("actual"), read("items"), slices=["country"]),
                 ("truth", "actual"),
             ),
+            "evaluate-sample in-process": lambda: levels(
+                cs.evaluate(p["sample"], p["actual"], p["items"]), ("truth", "actual")
+            ),
+            "evaluate-sample spark": lambda: held(
+                css.evaluate(read("sample"), read("actual"), read("items"), slices=["country"])
+            ),
             "diff in-process": lambda: levels(
                 cs.diff(p["truth"], p["actual"], p["items"]), ("base", "exp")
             ),
@@ -101,7 +117,7 @@ def main() -> None:
                 times[name].append(time.perf_counter() - t)
                 print(f"{name}: {times[name][-1]:.2f} s", flush=True)
         print(f"\nn = {args.n:,}, master {args.master}, best of {args.repeat}:")
-        for job in ("evaluate", "diff"):
+        for job in ("evaluate", "evaluate-sample", "diff"):
             a, b = min(times[f"{job} in-process"]), min(times[f"{job} spark"])
             print(f"  {job}: in-process {a:.2f} s, spark {b:.2f} s ({b / a:.1f}x)")
         spark.stop()

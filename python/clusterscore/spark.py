@@ -201,6 +201,21 @@ def _by_item(rows: Any, weighted: bool, slices: Sequence[str], cluster_cols: Seq
     return by_item.select(_ITEM, *cluster_cols, _ROW, _WEIGHT, *slices, bad.alias(_BAD))
 
 
+def _unused_id(ids: Any) -> Any:
+    """An id of the type of `ids` (integers or text) that is not among them."""
+    if pa.types.is_integer(ids.type):
+        top, low = pc.max(ids).as_py(), pc.min(ids).as_py()
+        if top is None:
+            return 0
+        # Every value of the type cannot be held: one end or the other is free.
+        return top + 1 if top < np.iinfo(ids.type.to_pandas_dtype()).max else low - 1
+    used = set(pc.unique(ids).to_pylist())
+    name = "(clusters without truth items)"
+    while name in used:
+        name += "'"
+    return name
+
+
 def _to_arrow(df: Any) -> pa.Table:
     return df.toArrow() if hasattr(df, "toArrow") else pa.Table.from_pandas(df.toPandas())
 
@@ -260,7 +275,13 @@ class _Units:
         cluster_col: str,
         weight_col: str,
         slices: Sequence[str] | None,
+        keep: str = "all",
     ) -> None:
+        """`keep`: which units come to the driver. "all" (a diff, a sample); "truth": those
+        holding truth items (the first clustering's), as the common scope scores only
+        those; "touched": those too of every other clustering's cluster that holds a truth
+        item, as the entities scope reads such a cluster whole (_truth_units: the others
+        come summed, so that every total is the same)."""
         F = _functions()
         weighted = _check_schemas(clusterings, items, item_col, cluster_col, weight_col)
         self.roles = list(clusterings)
@@ -281,20 +302,32 @@ class _Units:
             F.sum(_ROW).alias(_ROW),
             F.sum(F.col(_BAD).cast("int")).alias(_BAD),
         ]
-        grouped = _to_arrow(by_item.groupBy(*self.cluster_cols, *self.slices).agg(*aggs))
-        if pc.sum(grouped.column(_BAD)).as_py():  # say which input and item, and why
+        units = by_item.groupBy(*self.cluster_cols, *self.slices).agg(*aggs)
+        # Per clustering whose clusters without truth items reach the core as one: how many
+        # clusters it has.
+        self.cluster_counts: dict[str, int] = {}
+        if keep == "all":
+            grouped = _to_arrow(units)
+            totals = [pc.sum(grouped.column(c)).as_py() or 0 for c in (_BAD, _ROW)]
+            first = pc.is_null(grouped.column(self.cluster_cols[0]))
+            for c in self.cluster_cols[1:]:
+                neither = pc.and_(first, pc.is_null(grouped.column(c)))
+                totals.append(pc.sum(pc.filter(grouped.column(_ROW), neither)).as_py() or 0)
+            in_none = functools.reduce(
+                pc.and_, [pc.is_null(grouped.column(c)) for c in self.cluster_cols]
+            )
+            grouped = grouped.filter(pc.invert(in_none))
+        else:
+            grouped, totals = self._truth_units(units, keep)
+        if totals[0]:  # say which input and item, and why
             _check_rows(rows, clusterings, items, item_col, cluster_col, weight_col, weighted,
                         self.cluster_cols)  # fmt: skip
             raise RuntimeError("clusterscore: an item was flagged that no check names")
-        self.items_table_rows = int(pc.sum(grouped.column(_ROW)).as_py() or 0)
-        in_none = functools.reduce(
-            pc.and_, [pc.is_null(grouped.column(c)) for c in self.cluster_cols]
-        )
-        # Items-table rows of items in no clustering: counted for the coverage, then dropped.
-        self.items_table_unmatched = int(
-            pc.sum(pc.filter(grouped.column(_ROW), in_none)).as_py() or 0
-        )
-        grouped = grouped.filter(pc.invert(in_none)).drop_columns([_ROW, _BAD])
+        self.items_table_rows = int(totals[1])
+        # Per other clustering: the items-table rows of items in neither it nor the first,
+        # counted for its coverage. Units of items in no clustering are dropped.
+        self.items_table_unmatched = dict(zip(self.roles[1:], map(int, totals[2:]), strict=True))
+        grouped = grouped.drop_columns([_ROW, _BAD])
         # Sorted: Spark returns groups in an order that depends on the partitioning; sorted,
         # the units, and so every sum the core makes over them, are the same for any layout.
         keys = [(c, "ascending") for c in [*self.cluster_cols, *self.slices]]
@@ -322,6 +355,86 @@ class _Units:
         }  # fmt: skip
         self.session = next(iter(clusterings.values())).sparkSession
         self.frames, self.items_frame, self.weighted = dict(clusterings), items, weighted
+
+    def _truth_units(self, units: Any, keep: str) -> tuple[pa.Table, list[int]]:
+        """The `units` DataFrame's units that `keep` names, on the driver, and the totals of
+        them all: items flagged, items-table rows, those of items in neither the first
+        clustering nor each other one. The other units come as one unit per set of
+        clusterings they are in, each clustering's part of them in one cluster that no
+        truth item is in: the core then sees every total (the entities scope's w(S') among
+        them), and `cluster_counts` holds each other clustering's true number of
+        clusters."""
+        from pyspark import StorageLevel
+
+        F = _functions()
+        truth, others = self.cluster_cols[0], self.cluster_cols[1:]
+        if keep not in ("truth", "touched"):
+            raise ValueError(f"keep: {keep!r}")
+        in_none = functools.reduce(
+            lambda a, b: a & b, [F.col(c).isNull() for c in self.cluster_cols]
+        )
+        neither = [F.col(truth).isNull() & F.col(c).isNull() for c in others]
+        sizes = [_COUNT, _WEIGHT, _WEIGHT_SQ]
+        # Cached as the first job brings the units that stay to the driver: the second
+        # (the totals, and the others summed) reads them again.
+        units = units.persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            kept, flagged = F.col(truth).isNotNull(), units
+            if keep == "touched":  # a cluster a truth item is in: none of its units stays
+                for k, c in enumerate(others):
+                    flag = f"__cs_touched{k}"
+                    touched = units.where(F.col(truth).isNotNull() & F.col(c).isNotNull())
+                    touched = touched.select(c).distinct().withColumn(flag, F.lit(True))
+                    flagged = flagged.join(touched, c, "left")
+                    kept = kept | F.col(flag).isNotNull()
+            names = [*self.cluster_cols, *self.slices, *sizes, _ROW, _BAD]
+            grouped = _to_arrow(flagged.where(kept).select(*names))
+            part, count_of = "__cs_part", [f"__cs_clusters{k}" for k in range(len(others))]
+            rest_and_totals = _to_arrow(
+                flagged.where(~kept & ~in_none)
+                .groupBy(*[F.col(c).isNotNull().alias(c) for c in others])
+                .agg(*[F.sum(c).alias(c) for c in sizes])
+                .withColumn(part, F.lit(0))
+                .unionByName(
+                    units.agg(
+                        F.sum(F.col(_BAD)).alias(_BAD), F.sum(F.col(_ROW)).alias(_ROW),
+                        *[F.sum(F.when(n, F.col(_ROW))).alias(f"__cs_neither{k}")
+                          for k, n in enumerate(neither)],
+                        *[F.countDistinct(c).alias(n)
+                          for c, n in zip(others, count_of, strict=True)],
+                    ).withColumn(part, F.lit(1)),
+                    allowMissingColumns=True,
+                )
+            )  # fmt: skip
+        finally:
+            units.unpersist()
+        which = rest_and_totals.column(part)
+        row = rest_and_totals.filter(pc.equal(which, 1)).to_pylist()[0]
+        summed = [_BAD, _ROW, *[f"__cs_neither{k}" for k in range(len(others))]]
+        totals = [int(row[n] or 0) for n in summed]
+        self.cluster_counts = {
+            role: int(row[n]) for role, n in zip(self.roles[1:], count_of, strict=True)
+        }
+        rest = rest_and_totals.filter(pc.equal(which, 0)).select([*others, *sizes])
+        if len(rest):
+            grouped = pa.concat_tables([grouped, self._rest_units(grouped, rest)])
+        return grouped, totals
+
+    def _rest_units(self, grouped: pa.Table, rest: pa.Table) -> pa.Table:
+        """The units that `rest` describes (per set of other clusterings: a flag column per
+        clustering, and the sizes) in `grouped`'s schema: in each clustering flagged, a
+        cluster id that none of `grouped`'s units is in."""
+        cols: dict[str, Any] = {}
+        for c in grouped.column_names:
+            t = grouped.schema.field(c).type
+            if c in rest.column_names and c in self.cluster_cols:
+                unused = _unused_id(grouped.column(c))
+                cols[c] = pa.array([unused if f else None for f in rest.column(c).to_pylist()], t)
+            elif c in rest.column_names:
+                cols[c] = rest.column(c).cast(t)
+            else:
+                cols[c] = pa.nulls(len(rest), t)
+        return pa.table(cols, schema=grouped.schema)
 
     @staticmethod
     def _slices(
@@ -415,10 +528,14 @@ class _OnSpark(_two_clusterings.Comparison):
     @property
     def coverage(self) -> dict[str, float | int]:
         """As in-process; the items table's rows are counted by Spark (the core sees units)."""
+        u = self._spark
         coverage = super().coverage
         if "items_table_rows" in coverage:
-            coverage["items_table_rows"] = self._spark.items_table_rows
-            coverage["items_table_unmatched"] = self._spark.items_table_unmatched
+            coverage["items_table_rows"] = u.items_table_rows
+            coverage["items_table_unmatched"] = u.items_table_unmatched[self._spark_roles[1]]
+        for role, name in zip(self.roles, self._spark_roles, strict=True):
+            if name in u.cluster_counts:  # its clusters without truth items came as one
+                coverage[f"{role}_clusters"] = u.cluster_counts[name]
         return coverage
 
     def per_item(self) -> Any:
@@ -473,6 +590,11 @@ def _local_weights(options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def _keep(truth_scope: str) -> str:
+    """The units an evaluation in `truth_scope` needs on the driver (_Units' `keep`)."""
+    return "touched" if truth_scope == "entities" else "truth"
+
+
 def _evaluation(u: _Units, truth: str, run: str, options: dict[str, Any]) -> SparkEvaluation:
     e = SparkEvaluation.__new__(SparkEvaluation)
     e._spark, e._spark_roles = u, (truth, run)
@@ -502,7 +624,8 @@ def evaluate(
     per_slice() and intervals(by) may group by (default: all but the id and the weight;
     name fewer when some have very many values: the driver holds one row per distinct
     combination in each cell). `cluster_weights` may also be a Spark DataFrame."""
-    u = _Units({"truth": truth, "actual": actual}, items, item_col, cluster_col, weight_col, slices)
+    u = _Units({"truth": truth, "actual": actual}, items, item_col, cluster_col, weight_col,
+               slices, _keep(truth_scope))  # fmt: skip
     options = dict(
         truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed,
@@ -528,7 +651,8 @@ def compare(
     named = _runs.run_names(runs)
     if "truth" in named:
         raise ValueError("a run may not be named 'truth'")
-    u = _Units({"truth": truth, **named}, items, item_col, cluster_col, weight_col, slices)
+    u = _Units({"truth": truth, **named}, items, item_col, cluster_col, weight_col, slices,
+               _keep(options.get("truth_scope", "common")))  # fmt: skip
     options = _local_weights(options)
     evaluations: dict[str, _evaluate.Evaluation] = {
         name: _evaluation(u, "truth", name, options) for name in named
@@ -570,7 +694,8 @@ def all_scores(
     None, as with sample_weight). Spark counts the cells; the core scores them."""
     from . import metrics
 
-    u = _Units({"truth": truth, "actual": actual}, items, item_col, cluster_col, weight_col, [])
+    u = _Units({"truth": truth, "actual": actual}, items, item_col, cluster_col, weight_col, [],
+               "truth")  # fmt: skip
     truth_of, actual_of = u.clusters["truth"], u.clusters["actual"]
     both = pc.and_(pc.is_valid(truth_of), pc.is_valid(actual_of))
     t = u.table.filter(both)

@@ -15,7 +15,7 @@ from conftest import EXAMPLE
 from reference import abcde_pairs
 from test_sampling import chi_square, small_case
 from test_units import SLICES, assert_same, assert_same_dict
-from units_oracle import random_items
+from units_oracle import random_items, units_of
 
 import clusterscore as cs
 import clusterscore.spark as css
@@ -55,6 +55,66 @@ def test_evaluate_equals_in_process(spark, seed: int, scope: str, weights: bool)
     expected = want.per_item()
     per_item = per_item[list(expected.columns)]
     assert_same(expected, per_item, ["item_id", "truth_cluster", "actual_cluster"])
+
+
+def sampled_truth(seed: int) -> dict[str, pd.DataFrame]:
+    """random_items with the truth cut to the items of a few of its clusters (a labelled
+    sample of entities): most clusters of each run then hold no truth item."""
+    d = random_items(seed, n=1200)
+    t = d["truth"]
+    d["truth"] = t[t["cluster_id"].isin(t["cluster_id"].unique()[:12])]
+    return d
+
+
+@pytest.mark.parametrize("scope", ["common", "entities"])
+def test_a_sampled_truth_leaves_the_other_units_in_spark(spark, scope: str) -> None:
+    """Only the units that hold truth items (and in the entities scope, those of the runs'
+    clusters that do) reach the driver; the others still count in the coverage."""
+    d = sampled_truth(21)
+    s = frames(spark, d)
+    opts = dict(truth_scope=scope, resamples=40, seed=4)
+    runs = {"base": d["base"], "exp": d["exp"]}
+    want = cs.compare(d["truth"], runs, d["items"], **opts)
+    got = css.compare(s["truth"], {"base": s["base"], "exp": s["exp"]}, s["items"], **opts)
+    for run in runs:
+        w, g = want.evaluations[run], got.evaluations[run]
+        assert g.coverage == pytest.approx(w.coverage, rel=1e-12)
+        assert g.coverage["actual_clusters"] > 3 * g.coverage["actual_clusters_common"]
+        assert_same_dict(w.overall, g.overall)
+        assert_same_dict(w.classic, g.classic)
+        for side in ("truth", "actual"):
+            assert_same(w.per_cluster(side), g.per_cluster(side), ["cluster_id"])
+        assert_same(w.per_slice("region"), g.per_slice("region"), ["region"])
+        assert_same(w.intervals("source"), g.intervals("source"), ["metric", "source"])
+    assert_same(want.deltas(), got.deltas(), ["run_a", "run_b", "metric"])
+    held = len(got.evaluations["base"]._spark.table)
+    truth_units = len(d["truth"])  # at most one unit per truth item ...
+    if scope == "entities":  # ... and per item of a run's cluster that holds one
+        touched = set()
+        for r in runs.values():
+            clusters = r[r.item_id.isin(d["truth"].item_id)].cluster_id
+            touched |= set(r[r.cluster_id.isin(clusters)].item_id)
+        truth_units += len(touched)
+    # The rest: one unit for each set of runs its items are in.
+    assert held <= truth_units + 3
+    every = units_of(d["truth"], list(runs.values()), d["items"], SLICES)[2].table
+    assert held < len(every) / 2
+    e = css.evaluate(s["truth"], s["exp"], s["items"], **opts)
+    assert e.coverage == pytest.approx(
+        cs.evaluate(d["truth"], d["exp"], d["items"], **opts).coverage, rel=1e-12
+    )
+
+
+def test_the_rest_cluster_id_is_unused() -> None:
+    """The one cluster that stands for a run's clusters without truth items takes an id
+    that no held unit has, of the column's type, at the ends of the type too."""
+    assert css._unused_id(pa.array([3, 9, None], pa.int64())) == 10
+    top = 2**31 - 1
+    assert css._unused_id(pa.array([-5, top], pa.int32())) == -6
+    assert css._unused_id(pa.array([None], pa.int64())) == 0
+    name = "(clusters without truth items)"
+    got = css._unused_id(pa.array(["a", name, name + "'"]))
+    assert got not in ("a", name, name + "'") and isinstance(got, str)
 
 
 def test_a_bad_item_outside_the_truth_is_still_named(spark) -> None:

@@ -530,7 +530,10 @@ class _OnSpark(_two_clusterings.Comparison):
         """As in-process; the items table's rows are counted by Spark (the core sees units)."""
         u = self._spark
         coverage = super().coverage
-        if "items_table_rows" in coverage:
+        if u.items_frame is None:  # the core's items table is the units: not the user's
+            coverage.pop("items_table_rows", None)
+            coverage.pop("items_table_unmatched", None)
+        else:
             coverage["items_table_rows"] = u.items_table_rows
             coverage["items_table_unmatched"] = u.items_table_unmatched[self._spark_roles[1]]
         for role, name in zip(self.roles, self._spark_roles, strict=True):

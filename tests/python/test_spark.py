@@ -99,10 +99,19 @@ def test_a_sampled_truth_leaves_the_other_units_in_spark(spark, scope: str) -> N
     assert held <= truth_units + 3
     every = units_of(d["truth"], list(runs.values()), d["items"], SLICES)[2].table
     assert held < len(every) / 2
-    e = css.evaluate(s["truth"], s["exp"], s["items"], **opts)
-    assert e.coverage == pytest.approx(
-        cs.evaluate(d["truth"], d["exp"], d["items"], **opts).coverage, rel=1e-12
+    # One run, integer cluster ids, no items table (the rest's id is then an integer).
+    exp = d["exp"].assign(cluster_id=d["exp"]["cluster_id"].str[1:].astype("int64"))
+    want_one = cs.evaluate(d["truth"], exp, **opts)
+    got_one = css.evaluate(s["truth"], frames(spark, {"exp": exp})["exp"], **opts)
+    assert got_one.coverage == pytest.approx(want_one.coverage, rel=1e-12)
+    assert_same_dict(want_one.overall, got_one.overall)
+    assert_same(want_one.per_cluster("actual"), got_one.per_cluster("actual"), ["cluster_id"])
+    # Without an items table there are no items-table counts, as in-process.
+    want_diff, got_diff = (
+        cs.diff(d["base"], exp),
+        css.diff(s["base"], frames(spark, {"e": exp})["e"]),
     )
+    assert got_diff.coverage == pytest.approx(want_diff.coverage, rel=1e-12)
 
 
 def test_the_rest_cluster_id_is_unused() -> None:

@@ -102,15 +102,13 @@ def test_a_sampled_truth_leaves_the_other_units_in_spark(spark, scope: str) -> N
     # One run, integer cluster ids, no items table (the rest's id is then an integer).
     exp = d["exp"].assign(cluster_id=d["exp"]["cluster_id"].str[1:].astype("int64"))
     want_one = cs.evaluate(d["truth"], exp, **opts)
-    got_one = css.evaluate(s["truth"], frames(spark, {"exp": exp})["exp"], **opts)
+    exp_frame = frames(spark, {"exp": exp})["exp"]
+    got_one = css.evaluate(s["truth"], exp_frame, **opts)
     assert got_one.coverage == pytest.approx(want_one.coverage, rel=1e-12)
     assert_same_dict(want_one.overall, got_one.overall)
     assert_same(want_one.per_cluster("actual"), got_one.per_cluster("actual"), ["cluster_id"])
     # Without an items table there are no items-table counts, as in-process.
-    want_diff, got_diff = (
-        cs.diff(d["base"], exp),
-        css.diff(s["base"], frames(spark, {"e": exp})["e"]),
-    )
+    want_diff, got_diff = cs.diff(d["base"], exp), css.diff(s["base"], exp_frame)
     assert got_diff.coverage == pytest.approx(want_diff.coverage, rel=1e-12)
 
 

@@ -22,6 +22,9 @@ if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
 fi
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" cmake ninja
+# setuptools 70.1+ builds wheels itself: pyspark comes as source only, and is built in this
+# environment (no build isolation), whose stock setuptools may be older.
+.venv/bin/python -m pip install -q "scikit-build-core>=0.10" "nanobind>=2.4" cmake ninja \
+  "setuptools>=70.1"
 # --no-build-isolation + a fixed build dir: rebuilding after a change recompiles only what changed.
 .venv/bin/python -m pip install -q --no-build-isolation -Cbuild-dir=build/py ".[test,dev]"

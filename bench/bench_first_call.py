@@ -1,21 +1,23 @@
-"""Benchmark: what the first call in a fresh process pays, and whether that is the
-library's time or the machine's price for memory new to the process.
+"""Benchmark: what the first call in a fresh process pays against later ones, with the
+system's pages (the default) and with huge pages (CLUSTERSCORE_HUGE_PAGES=1).
 
-    python bench/bench_first_call.py [--n 10000000] [--runs 2] [--pretouch-gib 1.5]
+    python bench/bench_first_call.py [--n 10000000] [--runs 3] [--pretouch-gib 0]
 
-Each run starts two fresh processes that load the inputs (bench/synth.py, Arrow tables
-in memory) and time `evaluate` with every level twice: the first call, then a second
-that reuses the memory the first freed. The second process first has plain numpy
-write one byte per 4 KiB page of `--pretouch-gib` GiB and free it, so that the calls
-find pages the process has already used. If the first call is slow only in the first
-process, and numpy's writing costs what the first call saved, the first call's extra
-time is the operating system's (or the hypervisor's) price for new pages.
+Each run starts one fresh process per call and page policy, in turns, that loads the
+inputs (bench/synth.py, Arrow tables in memory) and times the call three times: the first
+call, then two that reuse the memory the first freed. Calls: `evaluate` and `diff` with
+every level, and `metrics.all_scores`. With --pretouch-gib G, each process first has plain
+numpy write one byte per 4 KiB page of G GiB and free it, so that the calls find pages the
+process has already used: if the first call is then as fast as the others, its extra time
+is the operating system's (or the hypervisor's) price for memory new to the process.
+Target: a first call within 1.5x of a warm one.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
@@ -24,58 +26,79 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+CALLS = ("evaluate", "diff", "all_scores")
+PAGES = {"system": "0", "huge": "1"}
 
-def evaluate_twice(n: int, pretouch: float) -> None:
+
+def time_calls(n: int, call: str, pretouch: float) -> None:
     import numpy as np
 
     import clusterscore as cs
     import synth
+    from clusterscore import metrics as M
 
     truth, actual, items = synth.make(n, moved=0.10)
-    t0 = time.perf_counter()
+    labels = truth.column("cluster_id").to_numpy()
+    moved = synth.random_moves(np.random.default_rng(8), labels, 0.05)
+
+    def every_level(result, roles) -> None:
+        result.overall  # noqa: B018 - computing it is the point
+        for role in roles:
+            result.per_cluster_table(role)
+        result.per_slice_table("country")
+
+    run = {
+        "evaluate": lambda: every_level(cs.evaluate(truth, actual, items), ("truth", "actual")),
+        "diff": lambda: every_level(cs.diff(truth, actual, items), ("base", "exp")),
+        "all_scores": lambda: M.all_scores(labels, moved),
+    }[call]
     if pretouch > 0:
         pages = np.empty(int(pretouch * 2**30), np.uint8)
         pages[::4096] = 1
         del pages
-    touched = time.perf_counter() - t0
     times = []
-    for _ in range(2):
+    for _ in range(3):
         t0 = time.perf_counter()
-        e = cs.evaluate(truth, actual, items)
-        e.overall  # noqa: B018 - computing it is the point
-        e.per_cluster_table("truth")
-        e.per_cluster_table("actual")
-        e.per_slice_table("country")
-        del e
+        run()
         times.append(time.perf_counter() - t0)
-    print(json.dumps({"touch": touched, "first": times[0], "second": times[1]}))
+    print(json.dumps(times))
 
 
-def child(n: int, pretouch: float) -> dict:
-    cmd = [sys.executable, __file__, "--child", "--n", str(n), "--pretouch-gib", str(pretouch)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+def child(n: int, call: str, pages: str, pretouch: float) -> list[float]:
+    cmd = [sys.executable, __file__, "--child", call, "--n", str(n), "--pretouch-gib",
+           str(pretouch)]  # fmt: skip
+    env = dict(os.environ, CLUSTERSCORE_HUGE_PAGES=PAGES[pages])
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, env=env)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=10_000_000)
-    ap.add_argument("--runs", type=int, default=2)
-    ap.add_argument("--pretouch-gib", type=float, default=1.5)
-    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--pretouch-gib", type=float, default=0.0)
+    ap.add_argument("--child", choices=CALLS, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        return evaluate_twice(args.n, args.pretouch_gib)
-    print("| process | numpy writes (s) | first call (s) | second call (s) | first / second |")
-    print("|---|---|---|---|---|")
+        return time_calls(args.n, args.child, args.pretouch_gib)
+    rows: dict[tuple[str, str], list[list[float]]] = {}
     for _ in range(args.runs):
-        for pretouch in (0.0, args.pretouch_gib):
-            r = child(args.n, pretouch)
-            what = f"numpy wrote {pretouch:g} GiB first" if pretouch else "fresh"
-            print(
-                f"| {what} | {r['touch']:.2f} | {r['first']:.2f} | {r['second']:.2f} | "
-                f"{r['first'] / r['second']:.2f}× |"
-            )
+        for call in CALLS:
+            for pages in PAGES:
+                times = child(args.n, call, pages, args.pretouch_gib)
+                rows.setdefault((call, pages), []).append(times)
+    touched = f", numpy wrote {args.pretouch_gib:g} GiB first" if args.pretouch_gib else ""
+    print(f"\nn = {args.n:,}, {args.runs} fresh processes each{touched}; ranges over them\n")
+    print("| call | pages | first (s) | second (s) | third (s) | first / second |")
+    print("|---|---|---|---|---|---|")
+
+    def span(values: list[float], fmt: str) -> str:
+        return f"{min(values):{fmt}}–{max(values):{fmt}}"
+
+    for (call, pages), runs in rows.items():
+        cols = [span([r[i] for r in runs], ".2f") for i in range(3)]
+        ratio = span([r[0] / r[1] for r in runs], ".2f")
+        print(f"| {call} | {pages} | {' | '.join(cols)} | {ratio}× |")
 
 
 if __name__ == "__main__":

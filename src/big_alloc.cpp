@@ -1,8 +1,8 @@
 // Big blocks for BigVector and BigBuffer, with a cache of freed ones.
 //
 // Why a cache: a comparison at 1e7 items allocates and frees over a GB of big arrays,
-// and memory fresh from the kernel must be faulted in and zeroed page by page; on the
-// virtual machines this runs on, that was a quarter of all the time. Freed blocks are
+// and memory fresh from the kernel must be faulted in and zeroed page by page; on
+// virtual machines, that can be a quarter of all the time. Freed blocks are
 // kept and handed out again, so later phases of a call, and repeated calls (several
 // candidate runs scored against one truth), reuse pages that are already mapped.
 //
@@ -37,6 +37,18 @@
 #endif
 
 #include "clusterscore/big_vector.h"
+#include "clusterscore/memory.h"
+
+namespace clusterscore {
+
+namespace {
+std::atomic<bool> ask_for_huge_pages{false};
+}  // namespace
+
+void set_huge_pages(bool on) noexcept { ask_for_huge_pages.store(on, std::memory_order_relaxed); }
+bool huge_pages() noexcept { return ask_for_huge_pages.load(std::memory_order_relaxed); }
+
+}  // namespace clusterscore
 
 namespace clusterscore::detail {
 
@@ -49,7 +61,9 @@ constexpr auto kMaxAge = std::chrono::seconds(30);
 
 size_t round_up(size_t bytes) { return (bytes + kHuge - 1) & ~(kHuge - 1); }
 
-// `bytes` (a multiple of kHuge) of fresh memory, kHuge-aligned, asking for huge pages.
+// `bytes` (a multiple of kHuge) of fresh memory, kHuge-aligned (so that huge pages can
+// back it, whether asked for here or by the system's policy), asking for huge pages if
+// set_huge_pages(true).
 char* map_fresh(size_t bytes) {
   void* p =
       mmap(nullptr, bytes + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -59,7 +73,7 @@ char* map_fresh(size_t bytes) {
   const uintptr_t tail = aligned + bytes, end = start + bytes + kHuge;
   if (end > tail) munmap(reinterpret_cast<void*>(tail), end - tail);
 #if defined(MADV_HUGEPAGE)
-  madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);  // advisory
+  if (huge_pages()) madvise(reinterpret_cast<void*>(aligned), bytes, MADV_HUGEPAGE);  // advisory
 #endif
   return reinterpret_cast<char*>(aligned);
 }

@@ -8,6 +8,7 @@
 #include "clusterscore/ids.h"
 #include "clusterscore/inputs.h"
 #include "clusterscore/interrupt.h"
+#include "clusterscore/memory.h"
 #include "clusterscore/metric_info.h"
 #include "clusterscore/pair_sample.h"
 #include "clusterscore/plan.h"

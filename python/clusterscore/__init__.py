@@ -14,6 +14,8 @@
 - `set_threads(n)`: how many threads the core uses (default: one per core; results
   are the same for any number).
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
+- `set_huge_pages(on)`: huge pages for the big arrays, for processes that make many calls
+  (default: the system's page policy, which makes a process's first call faster).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ _HOME = {
     "Diff": "_diff", "diff": "_diff",
     "Evaluation": "_evaluate", "evaluate": "_evaluate",
     "report": "_html_report",
-    "release_memory": "_memory",
+    "release_memory": "_memory", "set_huge_pages": "_memory",
     "plan_pairs": "_plan",
     "RunComparison": "_runs", "compare": "_runs",
     "PairSample": "_sample", "estimate": "_sample", "load_sample": "_sample",
@@ -51,6 +53,7 @@ __all__ = [
     "release_memory",
     "report",
     "sample_pairs",
+    "set_huge_pages",
     "set_threads",
     "threads",
 ]
@@ -72,7 +75,7 @@ if TYPE_CHECKING:  # what a type checker and an editor see
     from ._diff import Diff, diff
     from ._evaluate import Evaluation, evaluate
     from ._html_report import report
-    from ._memory import release_memory
+    from ._memory import release_memory, set_huge_pages
     from ._plan import plan_pairs
     from ._runs import RunComparison, compare
     from ._sample import PairSample, estimate, load_sample, sample_pairs

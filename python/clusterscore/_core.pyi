@@ -76,6 +76,14 @@ class MetricInfo:
 
 def metric_registry() -> list[MetricInfo]: ...
 
+def set_huge_pages(on: bool) -> None:
+    """
+    Asks for huge pages for the big arrays mapped from now on (true), or leaves the system's policy (false, the default).
+    """
+
+def huge_pages() -> bool:
+    """Whether huge pages are asked for."""
+
 def release_memory() -> int: ...
 
 class Average(enum.Enum):

@@ -22,8 +22,9 @@ def main() -> None:
     try:
         from .cli import main as run
     except ImportError as e:
-        # The core refuses to load with a bad CLUSTERSCORE_THREADS: a usage error.
-        if not str(e).startswith("CLUSTERSCORE_THREADS="):
+        # The core refuses to load with a bad CLUSTERSCORE_THREADS or
+        # CLUSTERSCORE_HUGE_PAGES: a usage error.
+        if not str(e).startswith(("CLUSTERSCORE_THREADS=", "CLUSTERSCORE_HUGE_PAGES=")):
             raise
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)

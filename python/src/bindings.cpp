@@ -11,6 +11,7 @@
 #include "clusterscore/big_vector.h"
 #include "clusterscore/error.h"
 #include "clusterscore/interrupt.h"
+#include "clusterscore/memory.h"
 #include "clusterscore/metric_info.h"
 #include "clusterscore/progress.h"
 #include "clusterscore/threads.h"
@@ -76,6 +77,19 @@ void threads_from_environment() {
   set_threads(unsigned(std::stoul(text)));
 }
 
+// CLUSTERSCORE_HUGE_PAGES, if set: 1 asks for huge pages, 0 leaves the system's policy; a
+// ValueError naming it otherwise (as for CLUSTERSCORE_THREADS).
+void huge_pages_from_environment() {
+  const char* value = std::getenv("CLUSTERSCORE_HUGE_PAGES");
+  if (value == nullptr || *value == '\0') return;
+  const std::string text(value);
+  if (text != "0" && text != "1")
+    throw nb::value_error(("CLUSTERSCORE_HUGE_PAGES='" + text.substr(0, 40) +
+                           "': give 1 (huge pages for the big arrays) or 0 (the system's policy)")
+                              .c_str());
+  set_huge_pages(text == "1");
+}
+
 void show_progress(nb::object callable) {
   PyObject* next = callable.is_none() ? nullptr : callable.ptr();
   Py_XINCREF(next);
@@ -89,6 +103,7 @@ void show_progress(nb::object callable) {
 NB_MODULE(_core, m) {
   set_interrupt_check(&python_signal_raised);
   threads_from_environment();
+  huge_pages_from_environment();
   m.def("set_threads", &set_threads, nb::arg("n"),
         "Uses up to `n` threads in every later call; 0: one per core.");
   m.def("threads", &threads, "The number of threads in use.");
@@ -143,6 +158,10 @@ NB_MODULE(_core, m) {
     const auto r = metric_registry();
     return std::vector<MetricInfo>(r.begin(), r.end());
   });
+  m.def("set_huge_pages", &set_huge_pages, nb::arg("on"),
+        "Asks for huge pages for the big arrays mapped from now on (true), or leaves the "
+        "system's policy (false, the default).");
+  m.def("huge_pages", &huge_pages, "Whether huge pages are asked for.");
   m.def("release_memory", [] {
     const uint64_t cached = detail::big_alloc_stats().cached_bytes;
     detail::big_release_cached();

@@ -1,9 +1,9 @@
 // std::vector for the large per-item and hash-table arrays: allocations of 4 MiB or more
-// are 2 MiB-aligned and asked to use transparent huge pages, which cuts the TLB misses of
-// random access into hundreds of MiB (joins run about twice as fast), and freed ones are cached
-// for reuse (src/big_alloc.cpp). Behaves as std::vector, but for one thing: elements
-// made without a value are default-initialised, so BigVector<T>(n), resize(n) and
-// emplace_back() leave a trivial T unwritten (std::vector zeroes it). Say T{} for zeros.
+// are 2 MiB-aligned blocks (on huge pages if set_huge_pages(true) or the system's policy
+// says so: clusterscore/memory.h), and freed ones are cached for reuse (src/big_alloc.cpp).
+// Behaves as std::vector, but for one thing: elements made without a value are
+// default-initialised, so BigVector<T>(n), resize(n) and emplace_back() leave a trivial T
+// unwritten (std::vector zeroes it). Say T{} for zeros.
 #pragma once
 
 #include <cstddef>
@@ -40,15 +40,15 @@ BigAllocStats big_alloc_stats();
 }  // namespace detail
 
 template <class T>
-struct HugePageAllocator {
+struct BigAllocator {
   using value_type = T;
   static constexpr size_t kThreshold = size_t(1) << 22;
   static constexpr bool kOverAligned = alignof(T) > __STDCPP_DEFAULT_NEW_ALIGNMENT__;
   static constexpr std::align_val_t kAlign{alignof(T)};
 
-  HugePageAllocator() noexcept = default;
+  BigAllocator() noexcept = default;
   template <class U>
-  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+  BigAllocator(const BigAllocator<U>&) noexcept {}
 
   // Small blocks come from operator new, with T's alignment if it is stricter than new's.
   T* allocate(size_t n) {
@@ -77,13 +77,13 @@ struct HugePageAllocator {
     ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
   }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept {
+  bool operator==(const BigAllocator<U>&) const noexcept {
     return true;
   }
 };
 
 template <class T>
-using BigVector = std::vector<T, HugePageAllocator<T>>;
+using BigVector = std::vector<T, BigAllocator<T>>;
 
 // Uninitialised storage for `n` trivial Ts from the same allocator, for buffers that are
 // written in full before they are read and never change size: no vector's capacity.
@@ -93,7 +93,7 @@ class BigBuffer {
 
  public:
   BigBuffer() = default;
-  explicit BigBuffer(size_t n) : data_(n ? HugePageAllocator<T>().allocate(n) : nullptr), n_(n) {}
+  explicit BigBuffer(size_t n) : data_(n ? BigAllocator<T>().allocate(n) : nullptr), n_(n) {}
   BigBuffer(BigBuffer&& o) noexcept : data_(std::exchange(o.data_, nullptr)), n_(o.n_) {}
   BigBuffer& operator=(BigBuffer o) noexcept {
     std::swap(data_, o.data_);
@@ -101,7 +101,7 @@ class BigBuffer {
     return *this;
   }
   ~BigBuffer() {
-    if (data_) HugePageAllocator<T>().deallocate(data_, n_);
+    if (data_) BigAllocator<T>().deallocate(data_, n_);
   }
 
   T* data() { return data_; }

@@ -5,12 +5,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "clusterscore/big_vector.h"
+#include "clusterscore/memory.h"
 
 namespace {
 
@@ -174,6 +178,40 @@ TEST_F(BigAlloc, BigVectorsDefaultInitialiseButKeepGivenValues) {
     clusterscore::BigVector<uint32_t> zeros(size, uint32_t{});
     EXPECT_EQ(std::count(zeros.begin(), zeros.end(), 0u), ptrdiff_t(size));
   }
+}
+
+// The VmFlags line /proc/self/smaps gives for the mapping that holds `p`.
+std::string vm_flags_of(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const uintptr_t at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t from = 0, to = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &from, &to) == 2) inside = from <= at && at < to;
+    if (inside && line.rfind("VmFlags:", 0) == 0) return line;
+  }
+  return "";
+}
+
+// Huge pages are asked for (madvise, shown as "hg") only when set: by default fresh
+// blocks follow the system's policy. Cached blocks keep what they were mapped with.
+TEST_F(BigAlloc, HugePagesAreAskedForOnlyWhenSet) {
+  ASSERT_FALSE(clusterscore::huge_pages());  // the default
+  char* plain = static_cast<char*>(big_allocate(8 * kMiB));
+  const std::string plain_flags = vm_flags_of(plain);
+  ASSERT_NE(plain_flags, "");
+  EXPECT_EQ(plain_flags.find(" hg"), std::string::npos) << plain_flags;
+
+  clusterscore::set_huge_pages(true);
+  EXPECT_TRUE(clusterscore::huge_pages());
+  char* huge = static_cast<char*>(big_allocate(8 * kMiB));  // the cache is empty: fresh
+  const std::string huge_flags = vm_flags_of(huge);
+  clusterscore::set_huge_pages(false);
+  EXPECT_NE(huge_flags.find(" hg"), std::string::npos) << huge_flags;
+  std::memset(huge, 3, 8 * kMiB);
+  EXPECT_EQ(huge[8 * kMiB - 1], 3);
+  big_deallocate(huge, 8 * kMiB);
+  big_deallocate(plain, 8 * kMiB);
 }
 
 }  // namespace

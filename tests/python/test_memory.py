@@ -1,7 +1,14 @@
-"""The core keeps freed big arrays for reuse; release_memory() hands them back."""
+"""The core keeps freed big arrays for reuse; release_memory() hands them back. Huge pages
+for them are asked for only when set (set_huge_pages or CLUSTERSCORE_HUGE_PAGES)."""
+
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
+import pytest
+from conftest import EXAMPLE
 
 import clusterscore as cs
 
@@ -16,3 +23,52 @@ def test_release_memory_returns_the_cached_bytes():
     assert cs.release_memory() > 0
     assert cs.release_memory() == 0
     assert cs.evaluate(big, big).overall == first  # fresh or reused memory: same results
+
+
+def test_huge_pages_change_no_result():
+    rng = np.random.default_rng(5)
+    n = 700_000  # big blocks for the join and the cells
+    truth = pa.table({"item_id": np.arange(n), "cluster_id": rng.integers(0, n // 4, n)})
+    actual = pa.table({"item_id": np.arange(n), "cluster_id": rng.integers(0, n // 4, n)})
+    try:
+        results = []
+        for on in (False, True):
+            assert cs.set_huge_pages(on) is on
+            cs.release_memory()  # the call's blocks are mapped fresh, with the setting
+            e = cs.evaluate(truth, actual)
+            results.append((e.overall, e.per_cluster_table("truth")))
+    finally:
+        cs.set_huge_pages(False)
+    assert results[0][0] == results[1][0]
+    assert results[0][1].equals(results[1][1])
+
+
+@pytest.mark.parametrize("on", [1, "yes", None])
+def test_set_huge_pages_takes_a_bool_only(on):
+    with pytest.raises(ValueError, match=f"set_huge_pages: on must be True or False, not {on!r}"):
+        cs.set_huge_pages(on)
+
+
+def run(args: list[str], value: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CLUSTERSCORE_HUGE_PAGES": value}
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env)
+
+
+@pytest.mark.parametrize(("value", "shown"), [("1", "True"), ("0", "False"), ("", "False")])
+def test_the_environment_sets_huge_pages(value, shown):
+    r = run(["-c", "import clusterscore._core as c; print(c.huge_pages())"], value)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == shown
+
+
+FILES = ("truth.csv", "actual.csv")
+
+
+@pytest.mark.parametrize("value", ["2", "true", " 1"])
+def test_a_bad_environment_value_is_one_line_naming_it(value):
+    r = run(["-m", "clusterscore", "evaluate", *(str(EXAMPLE / f) for f in FILES)], value)
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines() == [
+        f"error: CLUSTERSCORE_HUGE_PAGES='{value}': give 1 (huge pages for the big arrays)"
+        " or 0 (the system's policy)"
+    ]

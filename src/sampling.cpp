@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "clusterscore/big_vector.h"
 #include "detail/cell_weights.h"
 #include "detail/interner.h"
 #include "detail/interrupt.h"
@@ -18,28 +19,60 @@ namespace {
 // Members of groups laid out contiguously, with each group's inclusive running weight,
 // so that a member is drawn in proportion to its weight by one binary search.
 struct Segments {
-  std::vector<uint32_t> start;   // group g is [start[g], start[g + 1])
-  std::vector<uint32_t> member;  // e.g. item or cell ids
-  std::vector<double> cum;       // running weight within the group, inclusive
+  BigVector<uint32_t> start;   // group g is [start[g], start[g + 1])
+  BigVector<uint32_t> member;  // e.g. item or cell ids
+  BigVector<double> cum;       // running weight within the group, inclusive
 
-  // Groups `key[x]` (kNone skips x) of members x weighted by `weight[x]`.
+  // Groups `key[x]` (kNone skips x) of members x weighted by `weight[x]`, each group's
+  // members in increasing order. On threads, each task owns a range of groups and reads
+  // every key: the layout is the serial one on any number of threads, and no task keeps
+  // counts for every group (n_groups words per thread). At most kMostTasks: each task's
+  // reading of every key is the part that more threads do not shrink.
   template <class Key, class Weight>
-  Segments(size_t n_groups, size_t n, Key key, Weight weight) : start(n_groups + 1, 0) {
-    for (size_t x = 0; x < n; ++x)
-      if (key(x) != kNone) ++start[key(x) + 1];
+  Segments(size_t n_groups, size_t n, Key key, Weight weight) : start(n_groups + 1, 0u) {
+    constexpr size_t kMostTasks = 8, kFewest = size_t(1) << 16;
+    const size_t tasks =
+        n < kFewest ? 1 : std::clamp<size_t>(detail::workers_for(n_groups), 1, kMostTasks);
+    // Groups [g0, g1) of each task: equal ranges for counting, then equal members.
+    const auto each_range = [&](const std::vector<size_t>& bound, auto&& body) {
+      detail::parallel_for(tasks, [&](size_t, size_t t) { body(bound[t], bound[t + 1]); });
+    };
+    std::vector<size_t> bound(tasks + 1);
+    for (size_t t = 0; t <= tasks; ++t) bound[t] = n_groups * t / tasks;
+    each_range(bound, [&](size_t g0, size_t g1) {
+      for (size_t x = 0; x < n; ++x) {
+        detail::poll_every(x);
+        const size_t g = key(x);  // kNone is past every range
+        if (g >= g0 && g < g1) ++start[g + 1];
+      }
+    });
     for (size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
     member.resize(start[n_groups]);
     cum.resize(start[n_groups]);
-    std::vector<uint32_t> next(start.begin(), start.end() - 1);
-    for (size_t x = 0; x < n; ++x)
-      if (key(x) != kNone) member[next[key(x)]++] = uint32_t(x);
-    for (size_t g = 0; g < n_groups; ++g) {
-      detail::KahanSum s;
-      for (uint32_t p = start[g]; p < start[g + 1]; ++p) {
-        s.add(weight(member[p]));
-        cum[p] = s.value();
+    for (size_t t = 1; t < tasks; ++t)
+      bound[t] = size_t(
+          std::lower_bound(start.begin(), start.end() - 1, uint64_t(start[n_groups]) * t / tasks) -
+          start.begin());
+    each_range(bound, [&](size_t g0, size_t g1) {
+      if (g0 >= g1) return;
+      std::vector<uint32_t> next(start.begin() + g0, start.begin() + g1);
+      for (size_t x = 0; x < n; ++x) {
+        detail::poll_every(x);
+        const size_t g = key(x);
+        if (g >= g0 && g < g1) {
+          const uint32_t p = next[g - g0]++;
+          member[p] = uint32_t(x);
+          cum[p] = weight(x);  // read in order here, not at random from member[p] below
+        }
       }
-    }
+      for (size_t g = g0; g < g1; ++g) {
+        detail::KahanSum s;
+        for (uint32_t p = start[g]; p < start[g + 1]; ++p) {
+          s.add(cum[p]);
+          cum[p] = s.value();
+        }
+      }
+    });
   }
   double total(uint32_t g) const { return start[g + 1] > start[g] ? cum[start[g + 1] - 1] : 0.0; }
   // The first position p in group g with cum[p] > target (clamped to the group).
@@ -94,15 +127,20 @@ class Sampler {
         row_pos_(cells_.size()),
         col_pos_(cells_.size()),
         parts_(cells_.size()) {
-    for (uint32_t p = 0; p < rows_.member.size(); ++p) row_pos_[rows_.member[p]] = p;
-    for (uint32_t p = 0; p < cols_.member.size(); ++p) col_pos_[cols_.member[p]] = p;
-    for (size_t k = 0; k < cells_.size(); ++k) {
-      const detail::CellWeights w = detail::cell_weights(cells_, cells_.col_weight, k);
-      CellParts& p = parts_[k];
-      if (detail::splits_row(cells_, k)) p.split = w.bx;
-      if (detail::merges_column(cells_, k)) p.merge = w.ex;
-      if (p.split > 0 || p.merge > 0) p.stable = w.x;
-    }
+    // Every index on its own: a cell is a member of one row and of one column at most.
+    for (const auto& [groups, pos] : {std::pair{&rows_, &row_pos_}, std::pair{&cols_, &col_pos_}})
+      detail::parallel_ranges(groups->member.size(), [&](size_t begin, size_t end) {
+        for (size_t p = begin; p < end; ++p) (*pos)[groups->member[p]] = uint32_t(p);
+      });
+    detail::parallel_ranges(cells_.size(), [&](size_t begin, size_t end) {
+      for (size_t k = begin; k < end; ++k) {
+        const detail::CellWeights w = detail::cell_weights(cells_, cells_.col_weight, k);
+        CellParts& p = parts_[k];
+        if (detail::splits_row(cells_, k)) p.split = w.bx;
+        if (detail::merges_column(cells_, k)) p.merge = w.ex;
+        if (p.split > 0 || p.merge > 0) p.stable = w.x;
+      }
+    });
   }
 
   bool affected(size_t k) const { return parts_[k].stable > 0; }

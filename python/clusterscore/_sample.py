@@ -233,7 +233,7 @@ def _sample_table(d: Diff, raw: dict, item_col: str) -> pa.Table:
     cols: dict[str, Any] = {
         "item_i": ids.take(raw["item_i"]),
         "item_j": ids.take(raw["item_j"]),
-        "kind": pa.array(np.array(KINDS, dtype=object)[raw["kind"]], pa.string()),
+        "kind": pa.DictionaryArray.from_arrays(raw["kind"], pa.array(KINDS)).cast(pa.string()),
         "draws": raw["draws"].astype(np.int64),
         "stratum": raw["stratum"].astype(np.int8),
         "U_i": raw["U_i"],

@@ -293,17 +293,27 @@ class _Text:
         lo, hi = int(offsets[0]), int(offsets[-1])
         end = self.used + hi - lo
         if end > _STRING_CHARS and self.offsets.dtype == np.int32:
-            self.offsets = self.offsets.astype(np.int64)
-            self.type = pa.large_string()
+            self._widen(at)
         if end > len(self.chars):  # room for the rest at this batch's bytes per row, and 5%
-            guess = end * (len(self.offsets) - 1) // (at + rows) * 21 // 20
-            self.chars.resize(max(end, guess), refcheck=False)
+            guess = max(end, end * (len(self.offsets) - 1) // (at + rows) * 21 // 20)
+            if self.used == 0:  # np.empty leaves the pages untouched until written
+                self.chars = np.empty(guess, dtype=np.uint8)
+            else:  # resize writes zeros to what it adds: the rarer case of a bad guess
+                self.chars.resize(guess, refcheck=False)
         if hi > lo:
             data = np.frombuffer(col.buffers()[2], dtype=np.uint8)
             self.chars[self.used : end] = data[lo:hi]
-        self.offsets[at + 1 : at + rows + 1] = _shifted(offsets[1:], self.used - lo, self.offsets)
+        _shift_into(self.offsets[at + 1 : at + rows + 1], offsets[1:], self.used - lo)
         self.used = end
         return self
+
+    def _widen(self, rows: int) -> None:
+        """64-bit offsets from now on, the first `rows` rows' copied (np.zeros leaves the
+        pages of the rest untouched until written): large_string."""
+        wide = np.zeros(len(self.offsets), dtype=np.int64)
+        wide[: rows + 1] = self.offsets[: rows + 1]
+        self.offsets = wide
+        self.type = pa.large_string()
 
     def _array(self, rows: int) -> pa.Array:
         self.chars.resize(self.used, refcheck=False)
@@ -314,10 +324,10 @@ class _Text:
         return self._array(n)
 
 
-def _shifted(offsets: np.ndarray, by: int, like: np.ndarray) -> np.ndarray:
-    """offsets + by, in the width of `like`: past 2 GiB of characters a batch's 32-bit
-    offsets are shifted beyond 32 bits."""
-    return offsets.astype(like.dtype) + by
+def _shift_into(out: np.ndarray, offsets: np.ndarray, by: int) -> None:
+    """out[:] = offsets + by, computed in out's width: past 2 GiB of characters a batch's
+    32-bit offsets are shifted beyond 32 bits."""
+    np.add(offsets, by, out=out, dtype=out.dtype, casting="same_kind")
 
 
 def _filler(type: pa.DataType, n: int) -> _Numbers | _Text | _Chunks:

@@ -242,11 +242,30 @@ def test_parquet_text_past_32_bit_offsets_becomes_large_string(
     assert cs.evaluate(path, table).overall == cs.evaluate(table, table).overall
 
 
+def test_parquet_text_longer_than_its_first_batch_guessed(
+    tmp_path, monkeypatch, small_parquet_batches
+):
+    """The first batch's one-character ids guess 63 characters in all; the longer ids after
+    it pass the guess (the buffer grows) and then 100 characters (the offsets widen to 64
+    bits, the rows already read with them)."""
+    from clusterscore import _io
+
+    monkeypatch.setattr(_io, "_STRING_CHARS", 100)
+    ids = [chr(ord("a") + i) for i in range(7)] + [f"a-longer-id-{i:03d}" for i in range(53)]
+    table = pa.table({"item_id": ids, "cluster_id": [i % 5 for i in range(60)]})
+    path, _ = many_row_groups(tmp_path, table)
+    got = _io.read_file(path).table
+    assert got.schema.field("item_id").type == pa.large_string()
+    assert got.column("item_id").num_chunks == 1
+    assert got.column("item_id").to_pylist() == ids
+
+
 def test_text_offsets_past_2_gib_are_shifted_in_64_bits():
     """A batch's 32-bit offsets, shifted to where the column's characters end past 2^31."""
-    from clusterscore._io import _shifted
+    from clusterscore._io import _shift_into
 
-    got = _shifted(np.array([2, 5], np.int32), 2**31 + 3, np.zeros(1, np.int64))
+    got = np.zeros(2, np.int64)
+    _shift_into(got, np.array([2, 5], np.int32), 2**31 + 3)
     assert got.tolist() == [2**31 + 5, 2**31 + 8]
 
 

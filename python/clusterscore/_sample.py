@@ -28,6 +28,13 @@ KINDS = [k.name for k in sorted(_core.PairKind, key=lambda k: k.value)]
 VERDICTS = {v.name: v.value for v in _core.Verdict if v is not _core.Verdict.missing}
 _MISSING = _core.Verdict.missing.value
 _MAX_DRAWS = 100_000_000
+
+
+def kind_column(codes: np.ndarray) -> pa.Array:
+    """The kind of each drawn pair as text, from the core's codes (indices into KINDS)."""
+    return pa.DictionaryArray.from_arrays(codes, pa.array(KINDS)).cast(pa.string())
+
+
 _NONE = _core.NONE  # the core's "no such row" in index arrays
 # /2: the checksum covers the metadata; /3: the totals hold the self pairs' known part.
 _FORMAT = "clusterscore-pair-sample/3"
@@ -233,7 +240,7 @@ def _sample_table(d: Diff, raw: dict, item_col: str) -> pa.Table:
     cols: dict[str, Any] = {
         "item_i": ids.take(raw["item_i"]),
         "item_j": ids.take(raw["item_j"]),
-        "kind": pa.DictionaryArray.from_arrays(raw["kind"], pa.array(KINDS)).cast(pa.string()),
+        "kind": kind_column(raw["kind"]),
         "draws": raw["draws"].astype(np.int64),
         "stratum": raw["stratum"].astype(np.int8),
         "U_i": raw["U_i"],

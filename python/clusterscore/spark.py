@@ -832,11 +832,14 @@ def sample_from_diff(
     except ValueError as e:
         raise ValueError(f"base vs exp: {e}") from None
     item_i, item_j = _pick_items(d._spark, raw)
-    kinds = np.array(_sample.KINDS, dtype=object)[raw["kind"]]
-    kinds[(kinds == "stable") & pc.equal(item_i, item_j).to_numpy(zero_copy_only=False)] = "self"
+    # A unit's two draws may be one item: a self pair, as the in-process sampler says.
+    kinds, code = raw["kind"].copy(), _sample.KINDS.index
+    kinds[(kinds == code("stable")) & pc.equal(item_i, item_j).to_numpy(zero_copy_only=False)] = (
+        code("self")
+    )
     drawn = pa.table(
         {
-            "item_i": item_i, "item_j": item_j, "kind": pa.array(kinds, pa.string()),
+            "item_i": item_i, "item_j": item_j, "kind": _sample.kind_column(kinds),
             "stratum": raw["stratum"].astype(np.int8), "U_i": raw["U_i"], "B_i": raw["B_i"],
             "E_i": raw["E_i"], _DRAW: np.arange(len(item_i), dtype=np.int64),
         }

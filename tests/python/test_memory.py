@@ -49,24 +49,22 @@ def test_set_huge_pages_takes_a_bool_only(on):
         cs.set_huge_pages(on)
 
 
-def run(args: list[str], value: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CLUSTERSCORE_HUGE_PAGES": value}
-    return subprocess.run([sys.executable, *args], capture_output=True, text=True, env=env)
+def with_pages(value: str) -> dict[str, str]:
+    return {**os.environ, "CLUSTERSCORE_HUGE_PAGES": value}
 
 
 @pytest.mark.parametrize(("value", "shown"), [("1", "True"), ("0", "False"), ("", "False")])
 def test_the_environment_sets_huge_pages(value, shown):
-    r = run(["-c", "import clusterscore._core as c; print(c.huge_pages())"], value)
+    check = "import clusterscore._core as c; print(c.huge_pages())"
+    r = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True,
+                       env=with_pages(value))  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == shown
 
 
-FILES = ("truth.csv", "actual.csv")
-
-
 @pytest.mark.parametrize("value", ["2", "true", " 1"])
-def test_a_bad_environment_value_is_one_line_naming_it(value):
-    r = run(["-m", "clusterscore", "evaluate", *(str(EXAMPLE / f) for f in FILES)], value)
+def test_a_bad_environment_value_is_one_line_naming_it(run_cli, value):
+    r = run_cli("evaluate", EXAMPLE / "truth.csv", EXAMPLE / "actual.csv", env=with_pages(value))
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"error: CLUSTERSCORE_HUGE_PAGES='{value}': give 1 (huge pages for the big arrays)"

@@ -34,6 +34,7 @@ def time_calls(n: int, call: str, pretouch: float) -> None:
     import numpy as np
 
     import clusterscore as cs
+    import harness
     import synth
     from clusterscore import metrics as M
 
@@ -41,15 +42,9 @@ def time_calls(n: int, call: str, pretouch: float) -> None:
     labels = truth.column("cluster_id").to_numpy()
     moved = synth.random_moves(np.random.default_rng(8), labels, 0.05)
 
-    def every_level(result, roles) -> None:
-        result.overall  # noqa: B018 - computing it is the point
-        for role in roles:
-            result.per_cluster_table(role)
-        result.per_slice_table("country")
-
     run = {
-        "evaluate": lambda: every_level(cs.evaluate(truth, actual, items), ("truth", "actual")),
-        "diff": lambda: every_level(cs.diff(truth, actual, items), ("base", "exp")),
+        "evaluate": lambda: harness.every_level(cs.evaluate(truth, actual, items)),
+        "diff": lambda: harness.every_level(cs.diff(truth, actual, items)),
         "all_scores": lambda: M.all_scores(labels, moved),
     }[call]
     if pretouch > 0:

@@ -22,6 +22,7 @@ sys.path.insert(0, str(HERE))
 
 import numpy as np  # noqa: E402
 
+import harness  # noqa: E402
 import synth  # noqa: E402
 
 
@@ -43,24 +44,10 @@ def main() -> None:
     labels = truth.column("cluster_id").to_numpy()
     moved = synth.random_moves(np.random.default_rng(8), labels, 0.05)
 
-    def evaluate() -> None:
-        e = cs.evaluate(truth, actual, items)
-        e.overall  # noqa: B018 - computing it is the point
-        e.per_cluster_table("truth")
-        e.per_cluster_table("actual")
-        e.per_slice_table("country")
-
-    def diff() -> None:
-        d = cs.diff(actual, exp, items)
-        d.overall  # noqa: B018
-        d.per_cluster_table("base")
-        d.per_cluster_table("exp")
-        d.per_slice_table("country")
-
     built = cs.diff(actual, exp, items)
     calls = {
-        "evaluate": evaluate,
-        "diff": diff,
+        "evaluate": lambda: harness.every_level(cs.evaluate(truth, actual, items)),
+        "diff": lambda: harness.every_level(cs.diff(actual, exp, items)),
         "all_scores": lambda: M.all_scores(labels, moved),
         "sample 1e6 pairs": lambda: sample_from_diff(built, 1_000_000, seed=1),
     }

@@ -13,6 +13,15 @@ import time
 from collections.abc import Callable
 
 
+def every_level(result) -> None:
+    """Computes an evaluation's or a diff's overall values and its tables per cluster of each
+    side and per value of the synthetic data's slice ("country")."""
+    result.overall  # noqa: B018 - computing it is the point
+    for role in result.roles:
+        result.per_cluster_table(role)
+    result.per_slice_table("country")
+
+
 def rss_bytes() -> int:
     with open("/proc/self/statm") as f:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")

@@ -69,25 +69,30 @@ def _suffix(path: PurePath) -> str:
     return suffixes[-1] if suffixes else ""
 
 
-def read_file(path: str | os.PathLike, string_columns: tuple[str, ...] = ()) -> Source:
+def read_file(
+    path: str | os.PathLike, string_columns: tuple[str, ...] = (), coded: tuple[str, ...] = ()
+) -> Source:
     """Reads a CSV, TSV or Parquet file (chosen by extension), or a folder of them (a
     partitioned data set), into an Arrow table. A URI (`s3://`, `gs://`, `hdfs://`,
     `file://`) is opened through `pyarrow.fs`.
 
-    `string_columns` are read as text from CSV so that ids like '007' stay exact.
+    `string_columns` are read as text from CSV so that ids like '007' stay exact. Text
+    columns named in `coded` are coded as Parquet is read (see _Codes; Source.coded says
+    which were); CSV is read whole, for code_column() to code.
     """
     if isinstance(path, str) and "://" in path:
-        return _read_uri(path, string_columns)
+        return _read_uri(path, string_columns, coded)
     p = Path(path)
     if not p.exists():
         raise ValueError(f"{p}: no such file")
     if p.is_dir():
-        return _read_folder(_LOCAL, str(p), str(p), string_columns)
+        return _read_folder(_LOCAL, str(p), str(p), string_columns, coded)
     if p.stat().st_size == 0:
         raise ValueError(f"{p}: the file is empty")
     ext = _suffix(p)
     if ext in _PARQUET:
-        return Source(_checked_parquet(str(p), lambda: pq.ParquetFile(p)), str(p), "parquet", p)
+        table, done = _checked_parquet(str(p), lambda: _parquet_file(p), coded)
+        return Source(table, str(p), "parquet", p, done)
     if ext in _CSV:
         return Source(_read_csv(p, _CSV[ext], string_columns), str(p), "csv", p)
     raise ValueError(_unknown_type(str(p), ext or p.name))
@@ -103,7 +108,7 @@ def _unknown_type(name: str, ext: str) -> str:
     )
 
 
-def _read_uri(uri: str, string_columns: tuple[str, ...]) -> Source:
+def _read_uri(uri: str, string_columns: tuple[str, ...], coded: tuple[str, ...]) -> Source:
     """A file or folder named by a URI, read through the filesystem pyarrow.fs gives it."""
     try:
         filesystem, inner = pafs.FileSystem.from_uri(uri)
@@ -113,13 +118,14 @@ def _read_uri(uri: str, string_columns: tuple[str, ...]) -> Source:
     if info.type == pafs.FileType.NotFound:
         raise ValueError(f"{uri}: no such file")
     if info.type == pafs.FileType.Directory:
-        return _read_folder(filesystem, inner, uri, string_columns)
+        return _read_folder(filesystem, inner, uri, string_columns, coded)
     if info.size == 0:
         raise ValueError(f"{uri}: the file is empty")
     ext = _suffix(PurePosixPath(inner))
     if ext in _PARQUET:
-        table = _checked_parquet(uri, lambda: pq.ParquetFile(filesystem.open_input_file(inner)))
-        return Source(table, uri, "parquet")
+        opened = lambda: _parquet_file(filesystem.open_input_file(inner))  # noqa: E731
+        table, done = _checked_parquet(uri, opened, coded)
+        return Source(table, uri, "parquet", coded=done)
     if ext in _CSV:
         kind = "TSV" if _CSV[ext] == "\t" else "CSV"
         try:
@@ -132,7 +138,11 @@ def _read_uri(uri: str, string_columns: tuple[str, ...]) -> Source:
 
 
 def _read_folder(
-    filesystem: pafs.FileSystem, inner: str, name: str, string_columns: tuple[str, ...]
+    filesystem: pafs.FileSystem,
+    inner: str,
+    name: str,
+    string_columns: tuple[str, ...],
+    coded: tuple[str, ...],
 ) -> Source:
     """A folder of Parquet (or of CSV) files, partitioned or not, as one table; hive-style
     folder names (`country=fr/`) become columns."""
@@ -162,32 +172,48 @@ def _read_folder(
         )
     try:
         dataset = pads.dataset(inner, filesystem=filesystem, format=fmt, partitioning="hive")
+        done: set[str] = set()
         if fmt == "parquet":
-            table = _read_dataset(name, dataset)
+            table, done = _read_dataset(name, dataset, coded)
             _release_decoding_buffers()
         else:
             table = dataset.to_table()
         _check_text(table)
     except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
         raise ValueError(f"{name}: not a readable data set ({short(e)})") from None
-    return Source(table, name, "folder")
+    return Source(table, name, "folder", coded=done)
 
 
-def _checked_parquet(name: str, open_file: Callable[[], pq.ParquetFile]) -> pa.Table:
+def _parquet_file(source: Any) -> pq.ParquetFile:
+    """A Parquet file to read batch by batch. Not pre-buffered: a pre-buffering reader keeps
+    every column chunk it has read until it is gone, so the whole file's bytes pile up in
+    Arrow's memory as the batches come (at 1e8 string ids, 2.3 GiB per file, on top of the
+    table being filled); read a chunk at a time, it holds a batch's worth."""
+    return pq.ParquetFile(source, pre_buffer=False)
+
+
+def _checked_parquet(
+    name: str, open_file: Callable[[], pq.ParquetFile], coded: tuple[str, ...]
+) -> tuple[pa.Table, set[str]]:
     try:
-        table = _read_parquet(name, open_file())
+        table, done = _read_parquet(name, open_file(), coded)
         _release_decoding_buffers()
         _check_text(table)
     except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
         raise ValueError(f"{name}: not a readable Parquet file ({short(e)})") from None
-    return table
+    return table, done
 
 
 def _check_text(table: pa.Table) -> None:
-    """Text must be UTF-8 before anything reads it (names and string columns)."""
+    """Text must be UTF-8 before anything reads it (names, string columns, and the values
+    of dictionary columns: a coded column's are every string it held)."""
     table.column_names  # noqa: B018 (decodes the names, which may not be text)
     for column in table.columns:
-        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+        t = column.type
+        if pa.types.is_dictionary(t) and t.value_type in _arrays.STRING_TYPES:
+            for chunk in column.chunks:
+                chunk.dictionary.validate(full=True)
+        elif t in _arrays.STRING_TYPES:
             column.validate(full=True)
 
 
@@ -199,31 +225,36 @@ _STRING_CHARS = 2**31 - 1
 
 
 def _release_decoding_buffers() -> None:
-    """What Arrow's allocator kept of a reader's buffers once the reader is gone (at 1e7
-    string ids, 0.26 GiB per file): the core's arrays do not come from it."""
+    """What Arrow's allocator kept of a reader's buffers once the reader is gone (a batch's
+    columns, a folder's read-ahead): the core's arrays do not come from it."""
     pa.default_memory_pool().release_unused()
 
 
-def _read_dataset(name: str, dataset: pads.Dataset) -> pa.Table:
+def _read_dataset(
+    name: str, dataset: pads.Dataset, coded: tuple[str, ...]
+) -> tuple[pa.Table, set[str]]:
     """A folder's Parquet files, read as _filled() fills them."""
     batches = dataset.to_batches(batch_size=_PARQUET_BATCH_ROWS)
-    return _filled(name, dataset.schema, dataset.count_rows(), batches)
+    return _filled(name, dataset.schema, dataset.count_rows(), batches, coded)
 
 
-def _read_parquet(p: str, f: pq.ParquetFile) -> pa.Table:
+def _read_parquet(p: str, f: pq.ParquetFile, coded: tuple[str, ...]) -> tuple[pa.Table, set[str]]:
     """The file's table, read as _filled() fills it."""
     batches = f.iter_batches(batch_size=_PARQUET_BATCH_ROWS)
-    return _filled(p, f.schema_arrow, f.metadata.num_rows, batches)
+    return _filled(p, f.schema_arrow, f.metadata.num_rows, batches, coded)
 
 
-def _filled(p: str, schema: pa.Schema, n: int, batches: Iterable[pa.RecordBatch]) -> pa.Table:
+def _filled(
+    p: str, schema: pa.Schema, n: int, batches: Iterable[pa.RecordBatch], coded: tuple[str, ...]
+) -> tuple[pa.Table, set[str]]:
     """The table of `n` rows (as the metadata says) that `batches` hold, with each column
     of numbers or text that has no nulls in one contiguous array, filled batch by batch as
-    the row groups are decoded. pq.read_table() gives a chunk per row group, which the core
-    must then copy into one array: a second copy of every id column at the peak (at 1e8
-    string ids, some 9 GiB). Other columns, and a column from the batch where a null first
-    appears, keep one chunk per batch."""
-    columns = [_filler(field.type, n) for field in schema]
+    the row groups are decoded, and the names of the columns it coded. pq.read_table() gives
+    a chunk per row group, which the core must then copy into one array: a second copy of
+    every id column at the peak (at 1e8 string ids, some 9 GiB). Text columns named in
+    `coded` are kept as codes and values (_Codes). Other columns, and a column from the
+    batch where a null first appears, keep one chunk per batch."""
+    columns = [_filler(field.type, n, field.name in coded) for field in schema]
     at = 0
     for batch in batches:
         rows = batch.num_rows
@@ -234,10 +265,11 @@ def _filled(p: str, schema: pa.Schema, n: int, batches: Iterable[pa.RecordBatch]
         advance(at, n)
     if at != n:
         raise ValueError(f"{p}: holds {at:,} rows where its metadata says {n:,}")
+    done = {field.name for field, c in zip(schema, columns, strict=True) if isinstance(c, _Codes)}
     arrays = [c.finish(n) for c in columns]
-    # A text column past 2 GiB of characters became large_string.
+    # A text column past 2 GiB of characters became large_string; a coded one, a dictionary.
     fields = [field.with_type(a.type) for field, a in zip(schema, arrays, strict=True)]
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=schema.metadata))
+    return pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata=schema.metadata)), done
 
 
 class _Chunks:
@@ -324,17 +356,57 @@ class _Text:
         return self._array(n)
 
 
+class _Codes:
+    """A text column (cluster ids) coded batch by batch (the core's BatchCoder): each row's
+    code in order of first appearance, and each code's value, as code_column() codes a
+    column read whole, without ever holding the column's strings. From the batch where a
+    null first appears, the rows so far are decoded and the column is kept as read."""
+
+    def __init__(self, type: pa.DataType, n: int) -> None:
+        self.type = type
+        self.coder = _core.BatchCoder(n)
+        self.codes = np.empty(n, dtype=np.uint32)
+
+    def add(self, at: int, col: pa.Array) -> _Codes | _Chunks:
+        if col.type != self.type:
+            col = col.cast(self.type)
+        if col.null_count > 0:
+            return _Chunks(self.type, [self._decoded(at)]).add(at, col)
+        self.coder.add(_arrays.id_tuple(col), self.codes[at : at + len(col)])
+        return self
+
+    def _values(self) -> pa.Array:
+        """The coder's values (the coder is then empty), of the column's type."""
+        chars, offsets = self.coder.values()
+        if self.type == pa.large_string():
+            offsets = offsets.astype(np.int64, copy=False)
+        kind = pa.string() if offsets.dtype == np.int32 else pa.large_string()
+        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(chars)]
+        return pa.Array.from_buffers(kind, len(offsets) - 1, buffers)
+
+    def _decoded(self, rows: int) -> pa.Array:
+        return self._values().take(pa.array(self.codes[:rows]))
+
+    def finish(self, n: int) -> pa.Array:
+        # Dictionary indices are 32-bit signed: beyond, the column is decoded (2^31 distinct
+        # values, which code_column() leaves as text too).
+        if len(self.coder) > np.iinfo(np.int32).max:
+            return self._decoded(n)
+        indices = pa.array(self.codes.view(np.int32))
+        return pa.DictionaryArray.from_arrays(indices, self._values())
+
+
 def _shift_into(out: np.ndarray, offsets: np.ndarray, by: int) -> None:
     """out[:] = offsets + by, computed in out's width: past 2 GiB of characters a batch's
     32-bit offsets are shifted beyond 32 bits."""
     np.add(offsets, by, out=out, dtype=out.dtype, casting="same_kind")
 
 
-def _filler(type: pa.DataType, n: int) -> _Numbers | _Text | _Chunks:
+def _filler(type: pa.DataType, n: int, coded: bool) -> _Numbers | _Text | _Codes | _Chunks:
     if (pa.types.is_integer(type) or pa.types.is_floating(type)) and not pa.types.is_float16(type):
         return _Numbers(type, n)
     if type in _arrays.STRING_TYPES:
-        return _Text(type, n)
+        return _Codes(type, n) if coded else _Text(type, n)
     return _Chunks(type)
 
 
@@ -497,13 +569,16 @@ def _is_series(obj: Any) -> bool:
     return type(obj).__module__.startswith("pandas") and type(obj).__name__ == "Series"
 
 
-def load_table(obj: Any, name: str, string_columns: tuple[str, ...] = ()) -> Source:
+def load_table(
+    obj: Any, name: str, string_columns: tuple[str, ...] = (), coded: tuple[str, ...] = ()
+) -> Source:
     """Any supported input (path, URI, DataFrame, Arrow object) → Source; a Source
-    already loaded (one truth scored against several runs) is used as it is."""
+    already loaded (one truth scored against several runs) is used as it is. `coded`: as
+    read_file's, for files."""
     if isinstance(obj, Source):
         return obj
     if isinstance(obj, (str, os.PathLike)):
-        src = read_file(obj, string_columns)
+        src = read_file(obj, string_columns, coded)
     else:
         try:
             table = _from_memory(obj)
@@ -579,7 +654,7 @@ def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Sou
     elif _is_series(obj):
         src = load_table(_series_frame(obj, item_col, cluster_col), role)
     else:
-        src = load_table(obj, role, (item_col, cluster_col))
+        src = load_table(obj, role, (item_col, cluster_col), (cluster_col,))
     require_columns(
         src,
         [item_col, cluster_col],
@@ -599,8 +674,9 @@ def code_column(src: Source, column: str) -> None:
     """Replaces a text column (cluster ids) by a dictionary array: each row's code, in order
     of first appearance, and each code's value. At 1e8 rows of cluster ids like
     "cluster-<n>" that is ~0.7 GiB in place of ~2 GiB, and the core numbers clusters by the
-    codes as it would have numbered the strings. Only for tables read here: an input given in memory
-    is the caller's, and its strings would stay beside the codes."""
+    codes as it would have numbered the strings. Only for tables read here: an input given
+    in memory is the caller's, and its strings would stay beside the codes. Parquet's
+    cluster columns come coded as read (_Codes): this codes what was read whole (CSV)."""
     col = src.table.column(column)
     if column in src.coded or col.type not in _arrays.STRING_TYPES:
         return

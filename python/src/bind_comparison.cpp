@@ -1,8 +1,10 @@
 // Bindings of a comparison of two clusterings: its construction, coverage, every level
 // of aggregation, per-item rows, flows, and the bootstrap over truth clusters.
+#include <climits>
 #include <memory>
 #include <span>
 
+#include "clusterscore/batch_coder.h"
 #include "clusterscore/bootstrap.h"
 #include "convert.h"
 
@@ -107,6 +109,15 @@ nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
 }
 
 // Changed (Base cluster, Exp cluster) flows, largest first.
+// Offsets from 0 to each value's end, as Arrow lays out a string column.
+template <class Offset>
+nb::object value_offsets(const BigVector<uint64_t>& ends) {
+  BigVector<Offset> out(ends.size() + 1);
+  out[0] = 0;
+  for (size_t i = 0; i < ends.size(); ++i) out[i + 1] = Offset(ends[i]);
+  return to_numpy(std::move(out));
+}
+
 nb::dict flows_dict(const Comparison& c) {
   ClusterFlows f = c.flows();
   nb::dict d;
@@ -216,6 +227,32 @@ void bind_comparison(nb::module_& m) {
                               to_numpy(std::move(codes.first_row)));
       },
       nb::arg("ids"));
+  // A cluster column coded as Parquet batches arrive (BatchCoder), for Python to keep the
+  // codes and the values in place of the strings. values() hands the values over (bytes,
+  // and offsets of 32 bits if they fit, else 64) and leaves the coder empty.
+  nb::class_<BatchCoder>(m, "BatchCoder")
+      .def(nb::init<size_t>(), nb::arg("expected_rows"))
+      .def(
+          "add",
+          [](BatchCoder& coder, nb::handle ids,
+             nb::ndarray<uint32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> out) {
+            const IdColumn c = id_column(nb::cast<nb::tuple>(ids));
+            if (out.shape(0) != c.size)
+              throw std::invalid_argument("clusterscore: BatchCoder.add: out has another length");
+            without_gil([&] { coder.add(c, out.data()); });
+          },
+          nb::arg("ids"), nb::arg("out"))
+      .def("__len__", &BatchCoder::size)
+      .def("values", [](BatchCoder& coder) {
+        detail::Representatives& v = coder.values();
+        BigVector<char>& bytes = v.bytes();
+        const BigVector<uint64_t>& ends = v.ends();
+        nb::object offsets = bytes.size() <= size_t(INT32_MAX) ? value_offsets<int32_t>(ends)
+                                                               : value_offsets<int64_t>(ends);
+        nb::object chars = to_numpy(std::move(bytes));
+        v = detail::Representatives();
+        return nb::make_tuple(chars, offsets);
+      });
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
         nb::arg("confidence"), nb::arg("cluster_rank") = std::vector<uint32_t>{});
 

@@ -11,6 +11,7 @@
 #include "detail/interrupt.h"
 #include "detail/parallel.h"
 #include "detail/prefetch.h"
+#include "detail/representatives.h"
 
 namespace clusterscore::detail {
 namespace {
@@ -153,27 +154,6 @@ void intern_keys(size_t n, Interner* interner, BigVector<uint64_t>* first_row, u
     o[r] = id;
   }
 }
-
-// Each id's bytes, copied as the id is first met, so that rows can be compared with them
-// in a compact buffer rather than at their first row in the column (three dependent
-// reads at random, then: that row, its offset, its bytes).
-class Representatives {
- public:
-  void add(std::string_view s) {
-    bytes_.insert(bytes_.end(), s.begin(), s.end());
-    end_.push_back(bytes_.size());
-  }
-  void prefetch_end(uint32_t id) const { detail::prefetch(&end_[id]); }
-  void prefetch_bytes(uint32_t id) const { detail::prefetch(bytes_.data() + begin(id)); }
-  std::string_view of(uint32_t id) const {
-    return {bytes_.data() + begin(id), end_[id] - begin(id)};
-  }
-
- private:
-  size_t begin(uint32_t id) const { return id == 0 ? 0 : end_[id - 1]; }
-  BigVector<char> bytes_;
-  BigVector<uint64_t> end_;
-};
 
 // Strings without nulls, by a 64-bit hash of their bytes: the integer path's table, with
 // each hash computed once, kInternAhead rows ahead, into a ring. Ids that only share a

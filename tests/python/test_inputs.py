@@ -226,6 +226,91 @@ def test_cluster_ids_read_from_files_are_coded_and_score_as_in_memory(tmp_path):
     assert cs.diff(*paths).flows_table().equals(cs.diff(*tables).flows_table())
 
 
+@pytest.mark.parametrize("kind", [pa.string(), pa.large_string()])
+def test_cluster_ids_coded_batch_by_batch_as_read_whole(tmp_path, small_parquet_batches, kind):
+    """A Parquet file's cluster column is coded batch by batch as it is read: the codes and
+    values code_column() gives the column read whole, of the file's text type, with values
+    first met in later batches, an empty id and characters of several bytes; a folder's
+    too."""
+    import pyarrow.parquet as pq
+
+    from clusterscore import _io
+
+    rng = np.random.default_rng(8)
+    clusters = [["", "é-ç", f"cluster-{k}"][k % 3] + str(k // 3) for k in rng.integers(0, 40, 90)]
+    clusters[80] = "met-only-in-the-last-batch"
+    table = pa.table({"item_id": list(range(90)), "cluster_id": pa.array(clusters, kind)})
+    path, _ = many_row_groups(tmp_path, table)
+    (tmp_path / "part").mkdir()
+    for k, start in enumerate(range(0, 90, 40)):
+        pq.write_table(table.slice(start, 40), tmp_path / "part" / f"part-{k}.parquet")
+    whole = _io.Source(table, "whole", "parquet")
+    _io.code_column(whole, "cluster_id")
+    want = whole.table.column("cluster_id")
+    for read in (path, tmp_path / "part"):
+        src = _io.read_file(read, coded=("cluster_id",))
+        assert src.coded == {"cluster_id"}, read
+        got = src.table.column("cluster_id")
+        assert got.type == pa.dictionary(pa.int32(), kind), read
+        assert got.equals(want), read
+        assert got.to_pylist() == clusters, read
+
+
+def test_a_coded_cluster_column_with_a_null_after_the_first_batches(
+    tmp_path, small_parquet_batches
+):
+    """From the batch where a null appears, the cluster column is kept as read: the rows
+    coded before it decoded, the null named with its row."""
+    from clusterscore import _io
+
+    clusters = [f"c{i % 6}" for i in range(30)]
+    clusters[25] = None  # in the fourth batch of seven rows
+    table = pa.table({"item_id": list(range(30)), "cluster_id": clusters})
+    path, _ = many_row_groups(tmp_path, table)
+    src = _io.read_file(path, coded=("cluster_id",))
+    assert src.coded == set()
+    assert src.table.column("cluster_id").to_pylist() == clusters
+    with pytest.raises(ValueError, match=r"t.parquet row 25: missing value in column 'cluster_id'"):
+        cs.evaluate(path, {1: 1})
+
+
+def test_a_coded_cluster_column_that_is_not_utf8(tmp_path, small_parquet_batches):
+    """Bytes that are not UTF-8 are found among the coded column's values."""
+    import pyarrow.parquet as pq
+
+    clusters = pa.array([b"a", b"b", b"\xff\xfe"] * 5, pa.binary()).view(pa.string())
+    pq.write_table(pa.table({"item_id": list(range(15)), "cluster_id": clusters}),
+                   tmp_path / "bad.parquet", row_group_size=7)  # fmt: skip
+    with pytest.raises(
+        ValueError, match=r"bad.parquet: not a readable Parquet file \(Invalid UTF8"
+    ):
+        cs.evaluate(tmp_path / "bad.parquet", {1: 1})
+
+
+def test_a_parquet_file_is_read_without_holding_its_bytes(tmp_path, monkeypatch):
+    """As the batches come, Arrow holds a batch's worth, not every column chunk read so far
+    (which a pre-buffering reader keeps until it is gone: the file's size, on top of the
+    table being filled)."""
+    import pyarrow.parquet as pq
+
+    from clusterscore import _io
+
+    rng = np.random.default_rng(4)
+    n = 200_000
+    table = pa.table({"item_id": [f"item-{x}" for x in rng.integers(0, 2**62, n)],
+                      "cluster_id": rng.integers(0, 1000, n)})  # fmt: skip
+    path = tmp_path / "t.parquet"
+    pq.write_table(table, path, row_group_size=10_000, compression="none")
+    monkeypatch.setattr(_io, "_PARQUET_BATCH_ROWS", 10_000)
+    before = pa.total_allocated_bytes()  # the table written
+    held: list[int] = []
+    monkeypatch.setattr(_io, "advance", lambda *_: held.append(pa.total_allocated_bytes() - before))
+    got = _io.read_file(path).table
+    assert got.column("item_id").to_pylist() == table.column("item_id").to_pylist()
+    assert len(held) == 20
+    assert max(held) < path.stat().st_size / 4, (held, path.stat().st_size)
+
+
 def test_parquet_text_past_32_bit_offsets_becomes_large_string(
     tmp_path, monkeypatch, small_parquet_batches
 ):
@@ -346,7 +431,7 @@ def test_parquet_row_count_that_disagrees_with_the_data_is_an_error(
     from clusterscore import _io
 
     batch = pa.record_batch({"item_id": [1, 2, 3, 4], "cluster_id": [1, 1, 2, 2]})
-    monkeypatch.setattr(_io.pq, "ParquetFile", lambda p: RowCountLies(claimed, [batch]))
+    monkeypatch.setattr(_io.pq, "ParquetFile", lambda p, **_: RowCountLies(claimed, [batch]))
     path = tmp_path / "t.parquet"
     path.write_bytes(b"not read: ParquetFile is replaced")
     with pytest.raises(ValueError, match=f"t.parquet: {message}"):

@@ -108,7 +108,6 @@ nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
   return d;
 }
 
-// Changed (Base cluster, Exp cluster) flows, largest first.
 // Offsets from 0 to each value's end, as Arrow lays out a string column.
 template <class Offset>
 nb::object value_offsets(const BigVector<uint64_t>& ends) {
@@ -118,6 +117,7 @@ nb::object value_offsets(const BigVector<uint64_t>& ends) {
   return to_numpy(std::move(out));
 }
 
+// Changed (Base cluster, Exp cluster) flows, largest first.
 nb::dict flows_dict(const Comparison& c) {
   ClusterFlows f = c.flows();
   nb::dict d;

@@ -1,5 +1,5 @@
 // A cluster column coded as it is read, batch by batch (Parquet row groups), so that its
-// strings are never held whole: at 1e8 rows of ids like "cluster-<n>", ~1.8 GiB of
+// strings are never held whole: at 1e8 rows of ids like "cluster-<n>", ~1.7 GiB of
 // characters and offsets that column_codes() would need at once, of which only the
 // distinct values are kept here.
 #pragma once

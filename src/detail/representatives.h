@@ -25,8 +25,8 @@ class Representatives {
     return {bytes_.data() + begin(id), end_[id] - begin(id)};
   }
   size_t size() const { return end_.size(); }
-  // Every id's bytes, one after the other, and where each id's end (id + 1 offsets from 0
-  // without the leading 0): for the caller to take once it is done adding.
+  // Every id's bytes, one after the other, and each id's end offset in them (no leading
+  // 0): for the caller to take once it is done adding.
   BigVector<char>& bytes() { return bytes_; }
   BigVector<uint64_t>& ends() { return end_; }
 

@@ -256,6 +256,22 @@ def test_cluster_ids_coded_batch_by_batch_as_read_whole(tmp_path, small_parquet_
         assert got.to_pylist() == clusters, read
 
 
+def test_the_batch_coder_refuses_what_it_cannot_code():
+    """The reader never hands it these: numbers, nulls, or a codes array of another length."""
+    from clusterscore import _arrays, _core
+
+    coder = _core.BatchCoder(4)
+    out = np.empty(2, np.uint32)
+    with pytest.raises(ValueError, match="strings without nulls"):
+        coder.add(_arrays.id_tuple(pa.array([1, 2], pa.int64())), out)
+    with pytest.raises(ValueError, match="strings without nulls"):
+        coder.add(_arrays.id_tuple(pa.array(["a", None]), with_validity=True), out)
+    with pytest.raises(ValueError, match="another length"):
+        coder.add(_arrays.id_tuple(pa.array(["a", "b", "c"])), out)
+    coder.add(_arrays.id_tuple(pa.array(["b", "a"])), out)
+    assert out.tolist() == [0, 1] and len(coder) == 2
+
+
 def test_a_coded_cluster_column_with_a_null_after_the_first_batches(
     tmp_path, small_parquet_batches
 ):

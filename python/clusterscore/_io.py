@@ -349,8 +349,7 @@ class _Text:
 
     def _array(self, rows: int) -> pa.Array:
         self.chars.resize(self.used, refcheck=False)
-        offsets = pa.py_buffer(self.offsets[: rows + 1])
-        return pa.Array.from_buffers(self.type, rows, [None, offsets, pa.py_buffer(self.chars)])
+        return _text_array(self.offsets[: rows + 1], self.chars)
 
     def finish(self, n: int) -> pa.Array:
         return self._array(n)
@@ -380,9 +379,7 @@ class _Codes:
         chars, offsets = self.coder.values()
         if self.type == pa.large_string():
             offsets = offsets.astype(np.int64, copy=False)
-        kind = pa.string() if offsets.dtype == np.int32 else pa.large_string()
-        buffers = [None, pa.py_buffer(offsets), pa.py_buffer(chars)]
-        return pa.Array.from_buffers(kind, len(offsets) - 1, buffers)
+        return _text_array(offsets, chars)
 
     def _decoded(self, rows: int) -> pa.Array:
         return self._values().take(pa.array(self.codes[:rows]))
@@ -394,6 +391,14 @@ class _Codes:
             return self._decoded(n)
         indices = pa.array(self.codes.view(np.int32))
         return pa.DictionaryArray.from_arrays(indices, self._values())
+
+
+def _text_array(offsets: np.ndarray, chars: np.ndarray) -> pa.Array:
+    """A text array over numpy's buffers, without a copy: string with 32-bit offsets,
+    large_string with 64-bit ones."""
+    kind = pa.string() if offsets.dtype == np.int32 else pa.large_string()
+    buffers = [None, pa.py_buffer(offsets), pa.py_buffer(chars)]
+    return pa.Array.from_buffers(kind, len(offsets) - 1, buffers)
 
 
 def _shift_into(out: np.ndarray, offsets: np.ndarray, by: int) -> None:

@@ -118,16 +118,19 @@ def _by_bucket(data: pd.DataFrame, series: str, y: Any, x_title: str, title: str
 def grouped_bars(df: pd.DataFrame, label: str, metrics: list[str], title: str) -> Any:
     """One bar per metric for each value of `label` (per-slice split and merge distances)."""
     alt = _alt()
-    data = df.melt(id_vars=[label], value_vars=metrics, var_name="metric", value_name="value")
-    data[label] = data[label].map(F.label)
+    # The column is renamed: a field name is an expression to the chart library ("a.b"
+    # reads a nested field), and `label` comes from someone's items table.
+    data = df[[label, *metrics]].rename(columns={label: "group"})
+    data = data.melt(id_vars=["group"], value_vars=metrics, var_name="metric", value_name="value")
+    data["group"] = data["group"].map(F.label)
     return (
         alt.Chart(data)
         .mark_bar()
         .encode(
-            y=alt.Y(f"{label}:N", title=label),
+            y=alt.Y("group:N", title=label),
             x=alt.X("value:Q", stack=True),
             color="metric:N",
-            tooltip=[label, "metric", "value"],
+            tooltip=[alt.Tooltip("group:N", title=label), "metric", "value"],
         )
         .properties(title=title, width=480)
     )

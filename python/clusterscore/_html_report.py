@@ -5,10 +5,13 @@ No metric is computed here: the results' tables are arranged, bucketed and drawn
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import html
 import json
-from collections.abc import Sequence
+import re
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,8 +71,48 @@ def _bundle() -> str:
     return vl_convert.javascript_bundle(vl_version=version)  # type: ignore[call-arg]
 
 
+def slug(name: str, taken: Collection[str]) -> str:
+    """A name safe as an element id and a file name, unique among `taken`: lowercase ASCII
+    letters, digits and dashes, at most 60 characters. Names come from other people's
+    files (slice columns, run names), so they never reach an id or a path as they are."""
+    base = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "chart"
+    out, n = base, 2
+    while out in taken:
+        out, n = f"{base}-{n}", n + 1
+    return out
+
+
+def script_json(value: Any) -> str:
+    """`value` as JSON that can sit inside a <script> element whatever its strings hold:
+    no "<", ">" or "&" (so no "</script>" or "<!--"), and no line separators that end a
+    JavaScript string."""
+    text = json.dumps(R.json_safe(value), allow_nan=False)
+    for ch, esc in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"),
+                    ("\u2028", "\\u2028"), ("\u2029", "\\u2029")):  # fmt: skip
+        text = text.replace(ch, esc)
+    return text
+
+
+def _script_hash(code: str) -> str:
+    digest = hashlib.sha256(code.encode("utf-8")).digest()
+    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
+
+
+def _policy(scripts: Sequence[str]) -> str:
+    """The page's content security policy: nothing from the network, no script but the
+    page's own (by hash: an injected <script> or an inline event handler never runs), the
+    chart library's expressions ('unsafe-eval': Vega compiles them), inline styles."""
+    hashes = " ".join(_script_hash(s) for s in scripts)
+    return (
+        f"default-src 'none'; script-src {hashes} 'unsafe-eval'; style-src 'unsafe-inline';"
+        " img-src data: blob:; font-src data:; connect-src 'none'; form-action 'none';"
+        " base-uri 'none'"
+    )
+
+
 class Page:
-    """A report page: sections of text, charts and tables, written as one file."""
+    """A report page: sections of text, charts and tables, written as one file. Every
+    string reaches the page escaped (text) or as script-safe JSON (chart data)."""
 
     def __init__(self, title: str, subtitle: str) -> None:
         self.title, self.subtitle = title, subtitle
@@ -83,9 +126,11 @@ class Page:
         self.parts.append(f'<p class="note">{html.escape(words)}</p>')
 
     def chart(self, name: str, chart: Any) -> None:
-        """A chart, drawn where the page puts it; `name` names its PNG."""
-        self.charts[name] = chart.to_dict()
-        self.parts.append(f'<div class="chart" id="chart-{name}"></div>')
+        """A chart, drawn where the page puts it; `name` (made safe by slug()) names its
+        element and its PNG."""
+        key = slug(name, self.charts)
+        self.charts[key] = chart.to_dict()
+        self.parts.append(f'<div class="chart" id="chart-{key}"></div>')
 
     def table(self, df: pd.DataFrame, columns: Sequence[str], labels: Sequence[str] = (),
               group: str | None = None, marks: pd.Series | None = None) -> None:  # fmt: skip
@@ -102,7 +147,8 @@ class Page:
                 if c in labels:
                     cells.append(f'<td class="label">{html.escape(F.label(v))}</td>')
                     continue
-                cls = f' class="{marks.iloc[i]}"' if marks is not None and c == "delta" else ""
+                mark = html.escape(str(marks.iloc[i])) if marks is not None else ""
+                cls = f' class="{mark}"' if mark and c == "delta" else ""
                 sort = f' data-v="{v}"' if isinstance(v, (int, float)) and not F.missing(v) else ""
                 cells.append(f"<td{cls}{sort}>{html.escape(F.for_column(c, group)(v))}</td>")
             rows.append("<tr>" + "".join(cells) + "</tr>")
@@ -124,20 +170,25 @@ class Page:
         )
 
     def html(self) -> str:
-        specs = json.dumps(self.charts).replace("</", "<\\/")
         draw = (
-            f"const specs = {specs};\n"
+            f"{_SORT}\n"
+            'const specs = JSON.parse(document.getElementById("report-charts").textContent);\n'
             "for (const [name, spec] of Object.entries(specs)) {\n"
-            '  vegaEmbed("#chart-" + name, spec, {renderer: "svg", actions: false})'
-            ".catch((e) => console.error(e));\n}\n"
+            '  vegaEmbed(document.getElementById("chart-" + name), spec,'
+            ' {renderer: "svg", actions: false}).catch((e) => console.error(e));\n}\n'
         )
+        bundle = _bundle()
         return (
             '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta http-equiv="Content-Security-Policy"'
+            f' content="{html.escape(_policy([bundle, draw]))}">'
             f"<title>{html.escape(self.title)}</title><style>{_STYLE}</style>"
-            f"<script>{_bundle()}</script></head><body>"
+            f"<script>{bundle}</script></head><body>"
             f'<h1>{html.escape(self.title)}</h1><p class="note">{html.escape(self.subtitle)}</p>'
             + "".join(self.parts)
-            + f"<script>{_SORT}\n{draw}</script></body></html>\n"
+            + '<script type="application/json" id="report-charts">'
+            + script_json(self.charts)
+            + f"</script><script>{draw}</script></body></html>\n"
         )
 
     def write(self, path: Path, png: Path | None = None) -> None:

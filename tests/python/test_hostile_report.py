@@ -54,7 +54,8 @@ def _hostile(tmp: Path) -> dict[str, Path]:
     items = pd.read_csv(EXAMPLE / "items.csv", dtype={"item_id": str})
     n = len(PAYLOADS)
     # Item ids and cluster ids: the first items of the file take the payloads.
-    rename = {old: p + str(k) for k, (old, p) in enumerate(zip(items["item_id"], PAYLOADS * 3))}
+    firsts = items["item_id"].head(3 * n)
+    rename = {old: p + str(k) for k, (old, p) in enumerate(zip(firsts, PAYLOADS * 3, strict=True))}
     for df in (truth, actual, v2, items):
         df["item_id"] = df["item_id"].map(lambda i: rename.get(i, i))
     for df in (actual, v2):

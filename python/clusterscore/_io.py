@@ -6,7 +6,9 @@ Every problem is reported as a ValueError that names the file (or input), the li
 
 from __future__ import annotations
 
+import io
 import os
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath, PurePosixPath
@@ -50,15 +52,15 @@ class Source:
 
 
 def _csv_line_of_row(path: Path, row: int) -> int:
-    """1-based line of data row `row` (0-based), skipping the header and blank lines."""
-    seen = -1
-    with open(path, "rb") as f:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            if seen == row:  # seen counts the header as -1
-                return number
-            seen += 1
+    """1-based line where data row `row` (0-based) starts: blank lines skipped, the header
+    counted, a quoted field's line breaks counted as the lines they are."""
+    delimiter = _CSV.get(_suffix(path), ",")
+    try:
+        for k, (line, _) in enumerate(_records(path, delimiter)):
+            if k == row + 1:
+                return line
+    except Exception:  # noqa: BLE001 (a file that reads no further: the plain count)
+        pass
     return row + 2
 
 
@@ -433,7 +435,12 @@ def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Ta
     # at exit (apache/arrow#34314). A bad row is located by a scan of our own instead.
     kind = "TSV" if delimiter == "\t" else "CSV"
     try:
-        return _csv_table(p, delimiter, string_columns)
+        try:
+            return _csv_table(p, delimiter, string_columns)
+        except pa.ArrowInvalid:
+            # The fast reading splits the file into 1 MB blocks at line breaks: a field or
+            # header longer than a block, or a quoted line break, needs the careful one.
+            return _csv_table(p, delimiter, string_columns, careful=True)
     except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
         bad = _first_bad_row(p, delimiter)
         if bad is not None:
@@ -450,10 +457,17 @@ def _csv_convert(string_columns: tuple[str, ...]) -> pacsv.ConvertOptions:
     )
 
 
-def _csv_table(source: Any, delimiter: str, string_columns: tuple[str, ...]) -> pa.Table:
+# The careful reading's block: fields and headers up to this size read.
+_CAREFUL_BLOCK = 1 << 28
+
+
+def _csv_table(
+    source: Any, delimiter: str, string_columns: tuple[str, ...], careful: bool = False
+) -> pa.Table:
     table = pacsv.read_csv(
         source,
-        parse_options=pacsv.ParseOptions(delimiter=delimiter),
+        read_options=pacsv.ReadOptions(block_size=_CAREFUL_BLOCK) if careful else None,
+        parse_options=pacsv.ParseOptions(delimiter=delimiter, newlines_in_values=careful),
         convert_options=_csv_convert(string_columns),
     )
     table.column_names  # noqa: B018 (decodes the names: the header may not be text)
@@ -485,47 +499,62 @@ def delimiter_hint(src: Source) -> str:
     return ""
 
 
+def _records(p: Path, delimiter: str) -> Iterator[tuple[int, list[str]]]:
+    """(first line, fields) of each non-blank record of a delimited file, as Arrow's reader
+    counts records: quoted fields may hold delimiters and line breaks, and any length."""
+    import csv
+
+    csv.field_size_limit(sys.maxsize)
+    with pa.input_stream(str(p), compression="detect") as stream:
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="")
+        reader = csv.reader(text, delimiter=delimiter, strict=True)
+        start = 1
+        for row in reader:
+            if row:
+                yield start, row
+            start = reader.line_num + 1
+
+
 def _first_bad_row(p: Path, delimiter: str) -> str | None:
     """'<file> line N: ...' for the first line that is not UTF-8 text or whose number of
     fields differs from the header's; None if every line reads."""
     import csv
 
-    number = 0
-
-    def lines() -> Iterator[str]:
-        nonlocal number
-        with pa.input_stream(str(p), compression="detect") as stream:
-            rest = b""
-            while chunk := stream.read(1 << 20):
-                *whole, rest = (rest + chunk).split(b"\n")
-                for raw in whole:
-                    number += 1
-                    yield raw.decode("utf-8") + "\n"
-            if rest:
-                number += 1
-                yield rest.decode("utf-8")
-
+    line = 0
     try:
-        reader = csv.reader(lines(), delimiter=delimiter, strict=True)
         expected = None
-        for row in reader:
-            if not row:
-                continue
+        for line, row in _records(p, delimiter):
             if expected is None:
                 expected = len(row)
             elif len(row) != expected:
                 return (
-                    f"{p} line {reader.line_num}: expected {expected} fields,"
+                    f"{p} line {line}: expected {expected} fields,"
                     f" found {len(row)}: {clip(delimiter.join(row), 80)!r}"
                 )
     except UnicodeDecodeError:
-        return f"{p} line {number}: not UTF-8 text"
+        return f"{p} line {_first_line_not_utf8(p)}: not UTF-8 text"
     except csv.Error as e:
-        return f"{p} line {number}: {short(e, 80)}"
+        return f"{p} line {line + 1}: {short(e, 80)}"
     except (pa.ArrowException, OSError, EOFError) as e:
-        after = f" after line {number}" if number else ""
+        after = f" after line {line}" if line else ""
         return f"{p}: cannot be read to its end{after} ({short(e, 100)})"
     return None
+
+
+def _first_line_not_utf8(p: Path) -> int:
+    """The 1-based number of the first line holding bytes that are not UTF-8."""
+    number = 0
+    with pa.input_stream(str(p), compression="detect") as stream:
+        rest = b""
+        while chunk := stream.read(1 << 20):
+            *whole, rest = (rest + chunk).split(b"\n")
+            for raw in whole:
+                number += 1
+                try:
+                    raw.decode("utf-8")
+                except UnicodeDecodeError:
+                    return number
+    return number + 1
 
 
 _KINDS = (

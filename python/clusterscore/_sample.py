@@ -19,6 +19,7 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 from . import _arrays, _core
+from . import _sheets as sheets
 from ._diff import Diff
 from ._io import clip, load_table, short
 from ._terms import term
@@ -86,7 +87,7 @@ class PairSample:
         p = Path(path)
         meta = dict(self.meta, checksum=_checksum(self._table, self.meta))
         if p.suffix.lower() == ".csv":
-            pacsv.write_csv(self._table, p)
+            sheets.write(self._table, p, every_column=False)
             meta_file = Path(meta_path) if meta_path is not None else Path(str(p) + ".meta.json")
             meta_file.write_text(json.dumps(meta, indent=2) + "\n")
             return
@@ -105,8 +106,10 @@ class PairSample:
 
     def save_for_raters(self, path: str | Path) -> None:
         """Writes the pairs that need a verdict as CSV: both items' attributes side by
-        side and an empty `verdict` column (same / different / unsure)."""
-        pacsv.write_csv(self.raters_table(), Path(path))
+        side and an empty `verdict` column (same / different / unsure). A cell a
+        spreadsheet would run as a formula is written with a leading "'" (estimate reads
+        the ids back as they were)."""
+        sheets.write(self.raters_table(), Path(path), every_column=True)
 
     # -- exploring the distance ------------------------------------------------------------
 
@@ -321,7 +324,7 @@ def _read_sample(p: Path) -> tuple[pa.Table, Any]:
         table = pacsv.read_csv(
             p, convert_options=pacsv.ConvertOptions(
                 column_types={"item_i": pa.string(), "item_j": pa.string()}))  # fmt: skip
-        return table, meta
+        return sheets.revive_table(table), meta
     table = pq.read_table(p)
     raw = (table.schema.metadata or {}).get(b"clusterscore")
     if raw is None:
@@ -473,6 +476,8 @@ def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:
                 f"{src.where(row)}: unknown verdict {w!r}; use same, different or unsure"
             )
     vi, vj = t.column("item_i"), t.column("item_j")
+    if src.kind == "csv":  # the raters' file as written (or its like): its ids made inert
+        vi, vj = sheets.revive(vi), sheets.revive(vj)
     si, sj = sample.table.column("item_i"), sample.table.column("item_j")
     as_string = not all(_arrays.is_integer(c) for c in (si, sj, vi, vj))
     arrays = [_arrays.normalize_ids(c, as_string) for c in (si, sj, vi, vj)]

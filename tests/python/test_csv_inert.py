@@ -93,8 +93,9 @@ def test_cli_sample_and_estimate_round_trip(tmp_path, run_cli):
     for name, df in (("base", base), ("exp", exp), ("items", items)):
         df.to_parquet(tmp_path / f"{name}.parquet")  # pandas' CSV leaves a lone "\r" unquoted
     out = tmp_path / "pairs.parquet"
-    proc = run_cli("sample", tmp_path / "base.parquet", tmp_path / "exp.parquet", "--items",
-                   tmp_path / "items.parquet", "--pairs", 300, "--seed", 1, "--out", out)  # fmt: skip
+    base_p, exp_p, items_p = (tmp_path / f"{n}.parquet" for n in ("base", "exp", "items"))
+    proc = run_cli("sample", base_p, exp_p, "--items", items_p, "--pairs", 300, "--seed", 1,
+                   "--out", out)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     raters = tmp_path / "pairs.raters.csv"
     rows = _cells(raters)

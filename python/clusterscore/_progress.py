@@ -27,6 +27,7 @@ from rich.table import Column
 
 _current: Progress | None = None
 _running: list[TaskID] = []  # the steps under way, innermost last
+_names: list[str] = []  # their names, shown or not (a failure names the step it hit)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -68,6 +69,22 @@ def shown(enabled: bool) -> Iterator[None]:
 @contextmanager
 def step(what: str) -> Iterator[None]:
     """Marks the block as one step of the work, named `what` ("reading truth.csv")."""
+    _names.append(what)
+    try:
+        with _shown_step(what):
+            yield
+    finally:
+        _names.pop()
+
+
+def current_step() -> str | None:
+    """The innermost step under way ("reading truth.csv"), shown or not; None between
+    steps."""
+    return _names[-1] if _names else None
+
+
+@contextmanager
+def _shown_step(what: str) -> Iterator[None]:
     progress = _current
     if progress is None:
         yield

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import gc
 import json
@@ -19,9 +20,10 @@ import typer
 
 from . import _progress as progress
 from . import _report as report
+from . import _stops as stops
 from ._diff import Diff
 from ._evaluate import Evaluation
-from ._output import StagedDir, StagedFiles
+from ._output import Staging, file_part
 from ._plan import plan_pairs
 from ._runs import RunComparison, run_names
 from ._sample import estimate as estimate_pairs
@@ -187,31 +189,100 @@ PngOpt = Annotated[
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+# The running command's outputs, and what to say once they are in place.
+_staging: Staging | None = None
+_after_commit: list[Callable[[], None]] = []
+
 
 def command(fn: F) -> F:
-    """A subcommand that shows its progress unless --quiet, and that ends on Ctrl-C with
-    status 130 and one line, having removed whatever it was writing."""
+    """A subcommand that shows its progress unless --quiet, puts its outputs in place
+    only when it is done, and ends on SIGINT (Ctrl-C), SIGTERM or SIGHUP with status
+    128 + the signal's number and one line, having removed whatever it was writing."""
 
     @functools.wraps(fn)
     def run(*args: Any, **kwargs: Any) -> Any:
+        global _staging
+        staging = _staging = Staging()
+        _after_commit.clear()
         try:
-            # From here Ctrl-C is a KeyboardInterrupt, which the core's loops poll for and
-            # the staged outputs clean up after (the entry point exits at once before).
-            signal.signal(signal.SIGINT, signal.default_int_handler)
-            if kwargs.get("threads") is not None:
-                set_threads(kwargs["threads"])
-            with command_line(), progress.shown(not kwargs.get("quiet", False)):
-                return fn(*args, **kwargs)
-        except KeyboardInterrupt:
-            print("interrupted", file=sys.stderr)
-            raise SystemExit(130) from None
+            try:
+                # From here a stopping signal raises Stopped, which the core's loops poll
+                # for (the entry point exits at once before).
+                stops.install()
+                if kwargs.get("threads") is not None:
+                    set_threads(kwargs["threads"])
+                with command_line(), progress.shown(not kwargs.get("quiet", False)):
+                    result = fn(*args, **kwargs)
+                staging.commit()
+            except BaseException:
+                staging.discard()
+                raise
+            for say in _after_commit:
+                say()
+            return result
+        except KeyboardInterrupt as e:
+            signum = stops.signal_number(e)
+            words = "interrupted" if signum == signal.SIGINT else f"stopped by {e}"
+            with contextlib.suppress(OSError):  # a terminal gone with SIGHUP
+                print(words, file=sys.stderr, flush=True)
+            raise SystemExit(128 + signum) from None
+        except MemoryError:
+            raise ValueError(out_of_memory()) from None
+        except OSError as e:
+            if e.filename is None and e.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise ValueError(
+                    f"no space left on the device writing {', '.join(map(str, staging.targets()))}"
+                    " (nothing was written)"
+                ) from None
+            raise
+        finally:
+            _staging = None
 
     return app.command(fn.__name__, cls=_Command)(run)  # type: ignore[return-value]
 
 
-def staged(out: Path | None) -> StagedDir | None:
-    """--out, checked now (before the work) and written out of sight until complete."""
-    return None if out is None else StagedDir(out)
+def out_of_memory() -> str:
+    """What ran out of memory: the step under way and the size of the command's inputs."""
+    where = progress.current_step() or "working"
+    return (
+        f"out of memory while {where} (inputs: {_size(command_inputs())}); nothing was"
+        " written. Free memory, raise the process's limit, or use --engine spark"
+    )
+
+
+def command_inputs() -> list[Path]:
+    """The files named on the command line that exist (to size a failure)."""
+    found = []
+    for arg in sys.argv[1:]:
+        p = Path(arg.partition("=")[2] if "=" in arg and not Path(arg).exists() else arg)
+        with contextlib.suppress(OSError, ValueError):
+            if p.is_file():
+                found.append(p)
+    return found
+
+
+def _size(paths: list[Path]) -> str:
+    total = float(sum(p.stat().st_size for p in paths))
+    for unit in ("bytes", "KB", "MB", "GB", "TB"):
+        if total < 1000 or unit == "TB":
+            return f"{total:,.0f} {unit}" if unit == "bytes" else f"{total:.1f} {unit}"
+        total /= 1000
+    return ""
+
+
+def _stage() -> Staging:
+    assert _staging is not None, "outside a command"
+    return _staging
+
+
+def staged(out: Path | None) -> Path | None:
+    """--out, checked and claimed now (before the work): the hidden folder to write into,
+    which becomes --out when the command is done."""
+    return None if out is None else _stage().folder(out, _OUT_FILES)
+
+
+# What --out folders hold: an existing one with anything else is not replaced.
+_OUT_FILES = (".parquet", "summary.json")
 
 
 class Outputs:
@@ -224,17 +295,16 @@ class Outputs:
         if report_path is not None and report_path.suffix.lower() not in (".html", ".htm"):
             raise ValueError(f"--report {report_path}: name an .html file")
         self.report_path = report_path
-        self.staging = None if report_path is None else StagedFiles(report_path)
-        self.png = None if png is None else StagedDir(png)
+        self.staged = None if report_path is None else _stage().file(report_path)
+        self.png = None if png is None else _stage().folder(png, (".png",))
 
     def write(self, result: Any, slices: Any = ()) -> None:
-        if self.staging is None or self.report_path is None:
+        if self.staged is None:
             return
         from ._html_report import report as write_report
 
-        pngs = self.png if self.png is not None else contextlib.nullcontext()
-        with self.staging as tmp, pngs as png, progress.step(f"writing {self.report_path}"):
-            write_report(result, tmp[0], slices=list(slices or []), png=png)
+        with progress.step(f"writing {self.report_path}"):
+            write_report(result, self.staged, slices=list(slices or []), png=self.png)
 
 
 def show_json(summary: dict[str, Any]) -> None:
@@ -371,17 +441,22 @@ def evaluate(
         _show_evaluation(result, slices, intervals, slice_intervals, clusters, classic)
     outputs.write(result, slices)
     if staging is not None:
-        with staging as tmp, progress.step(f"writing {out}"):
-            _write(tmp, summary, {"per_item": _per_item(result)}, clusters, slices)
+        with progress.step(f"writing {out}"):
+            _write(staging, summary, {"per_item": _per_item(result)}, clusters, slices)
         _wrote(json_out, f"{out}/summary.json and Parquet tables")
 
 
 def _wrote(json_out: bool, what: str) -> None:
-    """Says what was written, on stdout, or on stderr when stdout carries JSON."""
-    try:
-        print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout, flush=True)
-    except BrokenPipeError:
-        report.silence_stdout()
+    """Says what was written, on stdout, or on stderr when stdout carries JSON, once it is
+    in place."""
+
+    def say() -> None:
+        try:
+            print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout, flush=True)
+        except BrokenPipeError:
+            report.silence_stdout()
+
+    _after_commit.append(say)
 
 
 def _evaluation_summary(
@@ -521,11 +596,11 @@ def compare(
         _show_comparison(result, overall, slices, coverage, truth_scope.value, confidence)
     outputs.write(result, slices)
     if staging is not None:
-        with staging as tmp, progress.step(f"writing {out}"):
-            report.write_json(tmp / "summary.json", summary)
-            report.write_parquet(tmp / "deltas.parquet", overall)
+        with progress.step(f"writing {out}"):
+            report.write_json(staging / "summary.json", summary)
+            report.write_parquet(staging / "deltas.parquet", overall)
             for name, table in slices.items():
-                report.write_parquet(tmp / f"deltas_{name}.parquet", table)
+                report.write_parquet(staging / f"deltas_{file_part(name)}.parquet", table)
         _wrote(json_out, f"{out}/summary.json and Parquet tables")
 
 
@@ -628,9 +703,9 @@ def diff(
         _show_diff(result, slices, clusters)
     outputs.write(result, slices)
     if staging is not None:
-        with staging as tmp, progress.step(f"writing {out}"):
+        with progress.step(f"writing {out}"):
             tables = {"per_item": _per_item(result), "flows": result.flows_table()}
-            _write(tmp, summary, tables, clusters, slices)
+            _write(staging, summary, tables, clusters, slices)
         _wrote(json_out, f"{out}/summary.json and Parquet tables")
 
 
@@ -703,7 +778,7 @@ def sample(
     written = [out, raters]
     if out.suffix.lower() == ".csv":
         written.append(Path(str(out) + ".meta.json"))
-    staging = StagedFiles(*written)
+    tmp = [_stage().file(p) for p in written]
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(engine, spark_master, [item_col, cluster_col])
     if read is None:
@@ -716,7 +791,7 @@ def sample(
         d = spark.diff(read(base), read(exp), read(items), slices=[], **columns)
         with progress.step(f"drawing {pairs:,} pairs"):
             s = spark.sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
-    with staging as tmp, progress.step(f"writing {out}"):
+    with progress.step(f"writing {out}"):
         s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
         s.save_for_raters(tmp[1])
     progress.done()
@@ -748,7 +823,7 @@ def sample(
     console = report.console()
     console.print(report.kv_table("Sample", shown))
     console.print(report.kv_table("Totals of the diff", s.meta["totals"], "impact"))
-    console.print(f"wrote {out} and {raters}")
+    _after_commit.append(lambda: console.print(f"wrote {out} and {raters}"))
 
 
 @command
@@ -851,14 +926,13 @@ def _per_item(result: Evaluation | Diff) -> Iterator[Any]:
 
 def _write(out: Path, summary: dict, tables: dict, clusters: dict, slices: dict) -> None:
     """summary.json, then one Parquet file per table, per cluster of each side, per slice."""
-    out.mkdir(parents=True, exist_ok=True)
     report.write_json(out / "summary.json", summary)
     for name, table in tables.items():
         report.write_parquet(out / f"{name}.parquet", table)
     for side, table in clusters.items():
         report.write_parquet(out / f"per_{side}_cluster.parquet", table)
     for name, table in slices.items():
-        report.write_parquet(out / f"per_slice_{name}.parquet", table)
+        report.write_parquet(out / f"per_slice_{file_part(name)}.parquet", table)
 
 
 def _spark_message(e: BaseException) -> str:

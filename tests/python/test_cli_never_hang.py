@@ -76,13 +76,22 @@ def test_out_that_cannot_be_written_is_refused_before_the_work(tmp_path):
         assert proc.stdout == ""  # nothing was computed and shown first
 
 
-def test_out_is_written_whole_even_into_an_existing_folder(tmp_path):
+def test_an_existing_out_is_replaced_whole_or_refused(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
     (out / "notes.txt").write_text("kept")
+    proc = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", out], capture_output=True,
+                          text=True)  # fmt: skip
+    assert proc.returncode == 2 and "holds files clusterscore did not write" in proc.stderr
+    assert [p.name for p in out.iterdir()] == ["notes.txt"] and proc.stdout == ""
+    (out / "notes.txt").unlink()
+    proc = subprocess.run([*CLI, "diff", *EXAMPLE_ARGS, "--out", out], capture_output=True)
+    assert proc.returncode == 0 and (out / "flows.parquet").exists()
+    # An earlier run's folder is replaced whole: diff's flows do not stay beside evaluate's.
     proc = subprocess.run([*CLI, "evaluate", *EXAMPLE_ARGS, "--out", out], capture_output=True)
     assert proc.returncode == 0
-    assert {"summary.json", "per_item.parquet", "notes.txt"} <= {p.name for p in out.iterdir()}
+    assert {"summary.json", "per_item.parquet"} <= {p.name for p in out.iterdir()}
+    assert not (out / "flows.parquet").exists()
     assert hidden_leftovers(tmp_path) == [] and hidden_leftovers(out) == []
 
 

@@ -34,4 +34,10 @@ def main() -> None:
             raise
         print(f"error: {e}", file=sys.stderr)
         sys.exit(2)
-    run()
+    try:
+        run()
+    finally:
+        # Only the exit is left: a signal now is ignored, where Python's teardown would
+        # restore its default action (death by the signal, after the work was done).
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_IGN)

@@ -46,6 +46,14 @@ def install() -> None:
         signal.signal(s, _handler)
 
 
+def ignore() -> None:
+    """From here stopping signals are ignored: the command's work is done or given up,
+    and the process only exits (where Python would restore their default action, death
+    by the signal, for its teardown)."""
+    for s in STOPPING:
+        signal.signal(s, signal.SIG_IGN)
+
+
 def signal_number(e: KeyboardInterrupt) -> int:
     """The signal behind `e` (a KeyboardInterrupt of another origin is SIGINT's)."""
     return e.signum if isinstance(e, Stopped) else int(signal.SIGINT)

@@ -216,7 +216,9 @@ def command(fn: F) -> F:
                 staging.commit()
             except BaseException:
                 staging.discard()
+                stops.ignore()
                 raise
+            stops.ignore()
             for say in _after_commit:
                 say()
             return result

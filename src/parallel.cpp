@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -68,14 +69,23 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& task) {
   size_t running = workers - 1;
   std::vector<std::thread> started;
   started.reserve(workers - 1);
-  for (size_t w = 1; w < workers; ++w)
-    started.emplace_back([&, w] {
-      worker_thread = in_region = true;
-      run(w);
+  for (size_t w = 1; w < workers; ++w) {
+    try {
+      started.emplace_back([&, w] {
+        worker_thread = in_region = true;
+        run(w);
+        const std::lock_guard<std::mutex> lock(m);
+        --running;
+        cv.notify_one();
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had (a memory or process limit): the workers started and this
+      // one take every task, and the results do not depend on how many run.
       const std::lock_guard<std::mutex> lock(m);
-      --running;
-      cv.notify_one();
-    });
+      running -= workers - w;
+      break;
+    }
+  }
   in_region = true;
   run(0);
   in_region = false;

@@ -423,8 +423,17 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# How Arrow says that memory or threads ran out (an error about no file in particular).
+EXHAUSTED = ("malloc of size", "Failed to launch worker thread", "Out of memory",
+              "Resource temporarily unavailable", "Cannot allocate memory")  # fmt: skip
+
+
 def short(e: BaseException, limit: int = 160) -> str:
-    """An error from a library as one short line: its first line, cut at `limit`."""
+    """An error from a library as one short line: its first line, cut at `limit`. Every
+    caller names the file it was reading, so a report that memory or threads ran out,
+    which is no fault of the file, is raised as MemoryError instead."""
+    if isinstance(e, MemoryError) or any(m in str(e) for m in EXHAUSTED):
+        raise MemoryError(str(e)) from None
     text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
     return clip(text, limit)
 

@@ -28,6 +28,7 @@ from rich.table import Column
 _current: Progress | None = None
 _running: list[TaskID] = []  # the steps under way, innermost last
 _names: list[str] = []  # their names, shown or not (a failure names the step it hit)
+_failed: str | None = None
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -69,18 +70,22 @@ def shown(enabled: bool) -> Iterator[None]:
 @contextmanager
 def step(what: str) -> Iterator[None]:
     """Marks the block as one step of the work, named `what` ("reading truth.csv")."""
+    global _failed
     _names.append(what)
     try:
         with _shown_step(what):
             yield
+    except BaseException:
+        _failed = _failed or what  # the innermost step sees it first
+        raise
     finally:
         _names.pop()
 
 
-def current_step() -> str | None:
-    """The innermost step under way ("reading truth.csv"), shown or not; None between
-    steps."""
-    return _names[-1] if _names else None
+def failed_step() -> str | None:
+    """The innermost step an exception left ("reading truth.csv"), else the one under way;
+    None outside every step."""
+    return _failed or (_names[-1] if _names else None)
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from . import _report as report
 from . import _stops as stops
 from ._diff import Diff
 from ._evaluate import Evaluation
+from ._io import EXHAUSTED
 from ._output import Staging, file_part
 from ._plan import plan_pairs
 from ._runs import RunComparison, run_names
@@ -230,6 +231,10 @@ def command(fn: F) -> F:
             raise SystemExit(128 + signum) from None
         except MemoryError:
             raise ValueError(out_of_memory()) from None
+        except RuntimeError as e:  # the system's words for no memory, from a library
+            if any(m in str(e) for m in EXHAUSTED):
+                raise ValueError(out_of_memory()) from None
+            raise
         except OSError as e:
             if e.filename is None and e.errno in (errno.ENOSPC, errno.EDQUOT):
                 raise ValueError(
@@ -245,7 +250,7 @@ def command(fn: F) -> F:
 
 def out_of_memory() -> str:
     """What ran out of memory: the step under way and the size of the command's inputs."""
-    where = progress.current_step() or "working"
+    where = progress.failed_step() or "working"
     return (
         f"out of memory while {where} (inputs: {_size(command_inputs())}); nothing was"
         " written. Free memory, raise the process's limit, or use --engine spark"

@@ -36,9 +36,14 @@ def scope_of(truth_scope: Any) -> _core.TruthScope:
     return SCOPES[truth_scope]
 
 
+# More resamples than this add nothing a person could see (the intervals' ends move by
+# far less than their printed digits) and cost time in proportion.
+MOST_RESAMPLES = 10_000_000
+
+
 @dataclass(frozen=True)
 class BootstrapOptions:
-    """The bootstrap's options, checked: resamples >= 1, confidence in (0, 1), a 64-bit
+    """The bootstrap's options, checked: resamples in [1, MOST_RESAMPLES], confidence in (0, 1), a 64-bit
     seed."""
 
     resamples: int = 1000
@@ -47,9 +52,14 @@ class BootstrapOptions:
 
     def __post_init__(self) -> None:
         r, s, c = self.resamples, self.seed, self.confidence
-        if isinstance(r, bool) or not isinstance(r, int | np.integer) or r < 1:
+        if (
+            isinstance(r, bool)
+            or not isinstance(r, int | np.integer)
+            or not 1 <= r <= MOST_RESAMPLES
+        ):
             raise ValueError(
-                f"{term('resamples')} must be a whole number >= 1, not {clip(repr(r), 60)}"
+                f"{term('resamples')} must be a whole number in [1, {MOST_RESAMPLES:,}], not"
+                f" {clip(repr(r), 60)}"
             )
         if isinstance(s, bool) or not isinstance(s, int | np.integer) or not 0 <= s < 2**64:
             raise ValueError(

@@ -631,7 +631,19 @@ def load_table(
             raise ValueError(f"{name}: expected {_KINDS}, or a dict; got {type(obj).__name__}")
         src = Source(table, name, "memory")
     _require_unique_columns(src)
+    src.table = _without_views(src.table)
     return src
+
+
+def _without_views(table: pa.Table) -> pa.Table:
+    """Text and bytes held as views (Arrow's string_view, binary_view) as the plain
+    arrays every Arrow function takes."""
+    for k, f in enumerate(table.schema):
+        if pa.types.is_string_view(f.type):
+            table = table.set_column(k, f.name, table.column(k).cast(pa.large_string()))
+        elif pa.types.is_binary_view(f.type):
+            table = table.set_column(k, f.name, table.column(k).cast(pa.large_binary()))
+    return table
 
 
 def _require_unique_columns(src: Source) -> None:

@@ -137,14 +137,16 @@ def slice_table(result: Any, name: str, table: pa.Table, intervals: pa.Table | N
     for c in ("items", "precision", "recall", "f1"):
         t.add_column(c, justify="right", no_wrap=True)
     key: dict[str, dict[Any, tuple[Any, Any]]] = {m: {} for m in ("precision", "recall", "f1")}
-    for r in iv.itertuples(index=False):
-        if r.metric in key:
-            key[r.metric][_key(getattr(r, name))] = (r.ci_low, r.ci_high)
-    for r in df.itertuples(index=False):
-        v = getattr(r, name)
-        cells = [f"{F.share(getattr(r, m))} {F.interval(*key[m].get(_key(v), (None, None)))}"
+    # Rows as dicts: a slice column's name ("country-code", "class") need not be a
+    # Python identifier.
+    for r in iv.to_dict("records"):
+        if r["metric"] in key:
+            key[r["metric"]][_key(r[name])] = (r["ci_low"], r["ci_high"])
+    for r in df.to_dict("records"):
+        v = r[name]
+        cells = [f"{F.share(r[m])} {F.interval(*key[m].get(_key(v), (None, None)))}"
                  for m in ("precision", "recall", "f1")]  # fmt: skip
-        t.add_row(F.label(v), F.count(r.items), *cells)
+        t.add_row(F.label(v), F.count(r["items"]), *cells)
     t.caption = note
     return t
 

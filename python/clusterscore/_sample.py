@@ -337,6 +337,8 @@ def _json(where: Path, raw: bytes) -> Any:
         return json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"{where}: the sample's metadata is not valid JSON ({short(e)})") from None
+    except RecursionError:  # arrays in arrays, deeper than any sample's metadata
+        raise ValueError(f"{where}: the sample's metadata is nested too deeply") from None
 
 
 def _validate_meta(p: Path, meta: Any) -> None:

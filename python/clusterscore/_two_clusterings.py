@@ -297,6 +297,12 @@ class Comparison:
             if c not in table.column_names or c == self._item_col:
                 have = ", ".join(n for n in table.column_names if n != self._item_col)
                 raise ValueError(f"{self._items.name}: no slice column {c!r} (columns: {have})")
+            t = table.column(c).type
+            if pa.types.is_nested(t) or pa.types.is_null(t):
+                raise ValueError(
+                    f"{self._items.name}: slice column {c!r} holds {t}; a slice's values are"
+                    " numbers, text, dates or true/false"
+                )
         arrays = [_arrays.normalize_ids(table.column(c)) for c in columns]
         with self._errors():
             grouping: Any = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "detail/normal.h"
@@ -63,6 +65,17 @@ Variance variance_of(const std::string& metric, const PlanRequest& r) {
   throw std::invalid_argument("cannot plan for metric '" + metric + "'; choose from " + known);
 }
 
+// `x` in as few digits as read back the same ("1e-20", "0.013"), at most `most`, for
+// messages.
+std::string shortest(double x, int most = 17) {
+  char buf[32];
+  for (int digits = 1; digits <= most; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, x);
+    if (std::strtod(buf, nullptr) == x) break;
+  }
+  return buf;
+}
+
 std::vector<std::string> default_metrics() {
   std::vector<std::string> out;
   for (const Plannable& p : kPlannable)
@@ -96,6 +109,11 @@ Plan plan_pairs(const PlanRequest& r) {
   for (const std::string& m : metrics) {
     v.push_back(variance_of(m, r));
     const double n = std::ceil(v.back().k * z * z / (r.half_width * r.half_width));
+    if (!(n <= double(kMostDraws)))
+      throw std::invalid_argument(
+          "a half-width of " + shortest(r.half_width) + " on " + m + " needs about " +
+          shortest(n, 3) + " draws, more than the " + std::to_string(kMostDraws) +
+          " a sample can hold; ask for a wider half-width");
     uint64_t& to = v.back().stratum == Stratum::kDiff ? plan.pairs : plan.stable_pairs;
     to = std::max(to, uint64_t(n));
   }

@@ -7,6 +7,10 @@
 
 namespace clusterscore {
 
+// The most draws one sample holds: each distinct pair is a row for raters, and a sample
+// that size already takes hours to draw and write. Planning answers above it are refused.
+inline constexpr uint64_t kMostDraws = 100'000'000;
+
 enum class PairKind : uint8_t {
   kSplit,   // j ∈ Base(i) \ Exp(i)
   kMerge,   // j ∈ Exp(i) \ Base(i)

@@ -14,6 +14,8 @@ def threads() -> int:
 
 MOST_THREADS: int = 1024
 
+MOST_DRAWS: int = 100000000
+
 NONE: int = 4294967295
 
 def show_progress(callable: object | None) -> None:

@@ -43,8 +43,8 @@ MOST_RESAMPLES = 10_000_000
 
 @dataclass(frozen=True)
 class BootstrapOptions:
-    """The bootstrap's options, checked: resamples in [1, MOST_RESAMPLES], confidence in (0, 1), a 64-bit
-    seed."""
+    """The bootstrap's options, checked: resamples in [1, MOST_RESAMPLES], confidence in
+    (0, 1), a 64-bit seed."""
 
     resamples: int = 1000
     seed: int = 0
@@ -92,7 +92,18 @@ def design_weights(evaluation: Any, cluster_weights: Any) -> np.ndarray | None:
         )
     src = _weights_table(cluster_weights)
     truth = evaluation.sources[0]
-    return _weights_by_cluster(src, evaluation.cluster_labels(evaluation.roles[0]), truth.name)
+    d = _weights_by_cluster(src, evaluation.cluster_labels(evaluation.roles[0]), truth.name)
+    # The estimates are sums of design weight × item weight: they must stay numbers (a
+    # margin of 4 for the compensated sums on the way, as for item weights).
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = np.sum(d) * max(1.0, float(evaluation.coverage["truth_weight"])) * 4.0
+    if not np.isfinite(total):
+        raise ValueError(
+            f"{src.name}: the design weights times the items' weights sum past a quarter of the"
+            " largest double (~1.8e308); divide the design weights by one constant (the"
+            " estimates stay the same)"
+        )
+    return d
 
 
 def _weights_table(obj: Any) -> Source:

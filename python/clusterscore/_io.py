@@ -656,17 +656,41 @@ def _require_unique_columns(src: Source) -> None:
 
 
 def require_id_column(src: Source, column: str) -> None:
-    """Ids and cluster ids are numbers or text: not lists or structs, and never NaN."""
+    """Ids and cluster ids are numbers or text: not lists or structs, never NaN; bytes
+    are UTF-8 text. Whole numbers past int64 (uint64 ids) are read as their text."""
     t = src.table.column(column).type
     if pa.types.is_dictionary(t):
         t = t.value_type
     if pa.types.is_nested(t) or pa.types.is_null(t):
         raise ValueError(f"{src.name}: column {column!r} holds {t}; ids must be numbers or text")
+    if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t):
+        _require_utf8(src, column)
+    if t == pa.uint64() and (pc.max(src.table.column(column)).as_py() or 0) >= 2**63:
+        k = src.table.column_names.index(column)
+        src.table = src.table.set_column(k, column, src.table.column(column).cast(pa.string()))
     if pa.types.is_floating(t):
         isnan = pc.is_nan(src.table.column(column))
         if pc.any(isnan).as_py():
             row = pc.index(isnan, True).as_py()
             raise ValueError(f"{src.where(row)}: {column} is NaN; ids must be values")
+
+
+def _require_utf8(src: Source, column: str) -> None:
+    """A bytes column's values are UTF-8 text, or the error names the first row that is not."""
+    col = src.table.column(column)
+    try:
+        col.cast(pa.large_string())
+        return
+    except pa.ArrowInvalid:
+        pass
+    for row, v in enumerate(col.to_pylist()):
+        try:
+            if v is not None:
+                v.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError(
+                f"{src.where(row)}: {column} {clip(repr(v), 60)} is not UTF-8 text"
+            ) from None
 
 
 def _dict_table(d: dict, item_col: str, cluster_col: str) -> pa.Table:
@@ -704,6 +728,11 @@ def require_no_nulls(src: Source, column: str) -> None:
 
 
 def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Source:
+    if item_col == cluster_col:
+        raise ValueError(
+            f"{term('item_col')} and {term('cluster_col')} both name {item_col!r}: an item"
+            " would be its own cluster; name the cluster id column"
+        )
     if isinstance(obj, dict):
         src = Source(_dict_table(obj, item_col, cluster_col), role, "memory")
     elif _is_series(obj):

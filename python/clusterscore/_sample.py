@@ -28,7 +28,7 @@ from ._terms import term
 KINDS = [k.name for k in sorted(_core.PairKind, key=lambda k: k.value)]
 VERDICTS = {v.name: v.value for v in _core.Verdict if v is not _core.Verdict.missing}
 _MISSING = _core.Verdict.missing.value
-_MAX_DRAWS = 100_000_000
+_MAX_DRAWS = _core.MOST_DRAWS
 
 
 def kind_column(codes: np.ndarray) -> pa.Array:

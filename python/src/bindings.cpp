@@ -13,6 +13,7 @@
 #include "clusterscore/interrupt.h"
 #include "clusterscore/memory.h"
 #include "clusterscore/metric_info.h"
+#include "clusterscore/pair_sample.h"
 #include "clusterscore/progress.h"
 #include "clusterscore/threads.h"
 #include "convert.h"
@@ -108,6 +109,7 @@ NB_MODULE(_core, m) {
         "Uses up to `n` threads in every later call; 0: one per core.");
   m.def("threads", &threads, "The number of threads in use.");
   m.attr("MOST_THREADS") = kMostThreads;
+  m.attr("MOST_DRAWS") = kMostDraws;
   // The code the core writes for "no such row or cell" in its index arrays.
   m.attr("NONE") = kNone;
   m.def("show_progress", &show_progress, nb::arg("callable").none(),

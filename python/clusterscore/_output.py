@@ -140,12 +140,14 @@ class Staging:
     def __init__(self) -> None:
         self._moves: list[tuple[Path, Path, bool]] = []  # (staged, target, is folder)
         self._locks: list[_Lock] = []
+        self._targets: list[Path] = []  # every output claimed, to name in messages
 
     def _claim(self, target: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
         if any(t == target for _, t, _ in self._moves):
             raise ValueError(f"{target}: named for two outputs")
         self._locks.append(_Lock(target))
+        self._targets.append(target)
         _remove_stale(target)
 
     def folder(self, out: Path, keeps: tuple[str, ...]) -> Path:
@@ -175,7 +177,8 @@ class Staging:
         return Path(name)
 
     def targets(self) -> list[Path]:
-        return [t for _, t, _ in self._moves]
+        """Every output claimed (put in place or discarded since)."""
+        return list(self._targets)
 
     def commit(self) -> None:
         """Every staged output in place, in one stretch that stopping signals wait for

@@ -132,7 +132,8 @@ def slice_table(result: Any, name: str, table: pa.Table, intervals: pa.Table | N
     iv = intervals.to_pandas()
     t = Table(title=f"Per {name} (values with {conf} intervals)", title_justify="left",
               show_edge=False, pad_edge=False)  # fmt: skip
-    t.add_column(name)
+    # The values say which row is which: on a narrow terminal the intervals give way.
+    t.add_column(name, min_width=min(12, max(len(name), 4)), no_wrap=True)
     # No weight column: with three intervals, it would not fit in 100 columns.
     for c in ("items", "precision", "recall", "f1"):
         t.add_column(c, justify="right", no_wrap=True)

@@ -124,8 +124,8 @@ def test_csv_with_long_fields_wide_headers_and_quoted_line_breaks(tmp_path):
         f'{i},c{k % 4},"{"x" * 2_000_000 if k == 3 else "a,b"}"\n' for k, i in enumerate(ids)
     )
     (tmp_path / "long.csv").write_text(long)
-    wide = ("item_id,cluster_id," + ",".join(f"c{k}" for k in range(200_000)) + "\n"
-            + "".join(f"{i},c{k % 4}" + ",1" * 200_000 + "\n" for k, i in enumerate(ids)))  # fmt: skip
+    header = "item_id,cluster_id," + ",".join(f"c{k}" for k in range(200_000)) + "\n"
+    wide = header + "".join(f"{i},c{k % 4}" + ",1" * 200_000 + "\n" for k, i in enumerate(ids))
     (tmp_path / "wide.csv").write_text(wide)
     for f in ("long.csv", "wide.csv"):
         proc = cli("evaluate", tmp_path / "t.csv", tmp_path / f, "--json", "--quiet")
@@ -182,7 +182,8 @@ def test_two_writers_on_one_out_never_mix(tmp_path):
 
 
 def test_a_full_disk_names_what_was_being_written(tmp_path, monkeypatch, capsys):
-    from clusterscore import _report, cli as cli_module
+    from clusterscore import _report
+    from clusterscore import cli as cli_module
 
     def full(*_: object, **__: object) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
@@ -275,9 +276,12 @@ def test_mutated_verdicts_and_design_weights_are_read_or_refused(tmp_path):
     ev = cs.evaluate(TRUTH, ACTUAL, truth_scope="entities", resamples=10)
     rng = np.random.default_rng(5)
     for k in range(60):
-        for name, use in (("v.csv", lambda p: cs.estimate(s, p)),
-                          ("w.csv", lambda p: cs.evaluate(TRUTH, ACTUAL, truth_scope="entities",
-                                                          cluster_weights=p, resamples=10))):  # fmt: skip
+
+        def weights(p: str) -> object:
+            return cs.evaluate(TRUTH, ACTUAL, truth_scope="entities", cluster_weights=p,
+                               resamples=10)  # fmt: skip
+
+        for name, use in (("v.csv", lambda p: cs.estimate(s, p)), ("w.csv", weights)):
             bad = tmp_path / f"m{k}{name}"
             bad.write_bytes(_mutate(rng, (tmp_path / name).read_bytes()))
             try:

@@ -265,6 +265,24 @@ ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const
   return g;
 }
 
+ItemGrouping keep_groups(const ItemGrouping& g, const std::vector<uint32_t>& keep) {
+  std::vector<uint32_t> to(g.n_groups, kNone);
+  ItemGrouping out;
+  for (uint32_t k : keep) {
+    if (k >= g.n_groups || to[k] != kNone)
+      throw std::invalid_argument("clusterscore: groups to keep must be distinct groups");
+    to[k] = uint32_t(out.group_row.size());
+    out.group_row.push_back(g.group_row[k]);
+  }
+  out.n_groups = out.group_row.size();
+  out.item_group = BigVector<uint32_t>(g.item_group.size());
+  for (size_t i = 0; i < g.item_group.size(); ++i) {
+    const uint32_t x = g.item_group[i];
+    out.item_group[i] = x == kNone ? kNone : to[x];
+  }
+  return out;
+}
+
 Coverage Comparison::coverage() const {
   const JoinedClusterings& j = joined_;
   Coverage c;

@@ -41,6 +41,23 @@ def scope_of(truth_scope: Any) -> _core.TruthScope:
 MOST_RESAMPLES = 10_000_000
 
 
+# Percentile intervals keep every replicate of every value they are given for: at most
+# this many doubles (400 MB) for one table of intervals by a slice. A slice of more values
+# than that allows gets intervals for its heaviest values, and a warning says so.
+INTERVAL_DOUBLES = 50_000_000
+# Replicates a value costs beyond the resamples (the common scope's jackknife), and its
+# metrics (pointwise and pair metrics, with room).
+_MORE_REPLICATES, _METRICS = 200, 16
+
+
+def most_interval_groups(resamples: int, runs: int) -> int:
+    """How many groups of a slice get intervals from `runs` runs' bootstrap (their values
+    and their pairwise deltas) within INTERVAL_DOUBLES."""
+    tables = runs + runs * (runs - 1) // 2
+    per_group = (resamples + _MORE_REPLICATES) * _METRICS * tables
+    return max(100, INTERVAL_DOUBLES // per_group)
+
+
 @dataclass(frozen=True)
 class BootstrapOptions:
     """The bootstrap's options, checked: resamples in [1, MOST_RESAMPLES], confidence in

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _arrays, _core
-from ._estimates import BootstrapOptions, design_weights, scope_of
+from ._estimates import BootstrapOptions, design_weights, most_interval_groups, scope_of
 from ._io import load_clustering
 from ._progress import step
 from ._terms import setting, term
@@ -132,7 +132,8 @@ class Evaluation(Comparison):
         return {}
 
     def _bootstrap_values(self, by: tuple[str, ...] | None) -> pa.Table:
-        grouping, labels_of = (None, None) if by is None else self.slice_grouping(list(by))
+        most = most_interval_groups(self.bootstrap.resamples, 1)
+        grouping, labels_of = (None, None) if by is None else self.interval_grouping(list(by), most)
         sums = [_core.run_sums(self._core, grouping)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank)

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _arrays, _core
-from ._estimates import BootstrapOptions, scope_of
+from ._estimates import BootstrapOptions, most_interval_groups, scope_of
 from ._evaluate import Evaluation
 from ._io import load_clustering, load_items
 from ._progress import step
@@ -150,7 +150,8 @@ class RunComparison:
         if column is None:
             sums = [_core.run_sums(e.core, None) for e in evals]
         else:
-            groupings = [e.slice_grouping(column) for e in evals]
+            most = most_interval_groups(self.bootstrap.resamples, len(evals))
+            groupings = [e.interval_grouping(column, most) for e in evals]
             sums = [_core.run_sums(e.core, g) for e, (g, _) in zip(evals, groupings, strict=True)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             # The runs share the truth, and so its clusters' order.

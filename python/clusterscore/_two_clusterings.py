@@ -7,6 +7,7 @@ import dataclasses
 import functools
 import math
 import os
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
@@ -307,12 +308,39 @@ class Comparison:
         with self._errors():
             grouping: Any = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])
 
+        return grouping, self._labels_for(columns, grouping)
+
+    def _labels_for(self, column: str | Sequence[str], grouping: Any) -> Any:
+        """The function from `grouping`'s group codes to their values (a dict of Arrow
+        arrays, one per column)."""
+        columns = [column] if isinstance(column, str) else list(column)
+        assert self._items is not None
+        table = self._items.table
+
         def labels_of(codes: np.ndarray) -> dict[str, Any]:
             rows = grouping.group_row[codes]
             idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
             return {c: _arrays.take(table.column(c), idx) for c in columns}
 
-        return grouping, labels_of
+        return labels_of
+
+    def interval_grouping(self, column: str | Sequence[str], most: int) -> tuple[Any, Any]:
+        """slice_grouping(column), kept to its `most` heaviest groups (ties: the first) when
+        it has more, with a warning naming how many values get no interval."""
+        grouping, labels_of = self.slice_grouping(column)
+        n = int(grouping.n_groups)
+        if n <= most:
+            return grouping, labels_of
+        weight = np.asarray(self._core.by_items(grouping)["weight"])
+        keep = np.sort(np.argsort(-weight, kind="stable")[:most]).astype(np.uint32)
+        kept = grouping.keep(keep)
+        name = column if isinstance(column, str) else ", ".join(column)
+        warnings.warn(
+            f"intervals by {name}: for its {most:,} heaviest values of {n:,}; the other"
+            f" {n - most:,} have none (each value's intervals keep every resample)",
+            stacklevel=4,
+        )
+        return kept, self._labels_for(column, kept)
 
     @staticmethod
     def _group_table(labels: dict[str, Any], g: dict[str, np.ndarray]) -> pa.Table:

@@ -210,6 +210,7 @@ def command(fn: F) -> F:
                 # From here a stopping signal raises Stopped, which the core's loops poll
                 # for (the entry point exits at once before).
                 stops.install()
+                warnings.showwarning = _warning_line
                 if kwargs.get("threads") is not None:
                     set_threads(kwargs["threads"])
                 with command_line(), progress.shown(not kwargs.get("quiet", False)):
@@ -246,6 +247,12 @@ def command(fn: F) -> F:
             _staging = None
 
     return app.command(fn.__name__, cls=_Command)(run)  # type: ignore[return-value]
+
+
+def _warning_line(message: Any, *_: Any, **__: Any) -> None:
+    """A warning as one line on stderr, `warning: ...` (not Python's two, with a file)."""
+    with contextlib.suppress(OSError):
+        print(f"warning: {message}", file=sys.stderr, flush=True)
 
 
 def out_of_memory() -> str:

@@ -258,7 +258,13 @@ void bind_comparison(nb::module_& m) {
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })
-      .def_ro("n_groups", &ItemGrouping::n_groups);
+      .def_ro("n_groups", &ItemGrouping::n_groups)
+      .def(
+          "keep",
+          [](const ItemGrouping& g, const std::vector<uint32_t>& keep) {
+            return without_gil([&] { return keep_groups(g, keep); });
+          },
+          nb::arg("groups"), "This grouping with only `groups`, renumbered in their order.");
 
   // Opaque: per-cell counts (Comparison.cell_counts), computed once per per-item table and
   // handed back to each per_item call, not counted again for each batch of items.

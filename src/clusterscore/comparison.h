@@ -30,6 +30,12 @@ struct ItemGrouping {
   std::vector<uint32_t> group_row;
 };
 
+// `g` restricted to its groups `keep` (distinct, each < g.n_groups), renumbered in keep's
+// order: items of the other groups are in no group (kNone), so a bootstrap by the result
+// costs memory for the kept groups only. Throws std::invalid_argument for a bad `keep`.
+// O(items + n_groups).
+ItemGrouping keep_groups(const ItemGrouping& g, const std::vector<uint32_t>& keep);
+
 // Rows of the per-item table for some common items: for each, its B cluster's first row,
 // its weight, and its cell's columns of `counts` then of the cell metrics, in that order.
 struct PerItemRows {

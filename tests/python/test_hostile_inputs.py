@@ -291,3 +291,29 @@ def test_mutated_verdicts_and_design_weights_are_read_or_refused(tmp_path):
             except ValueError as e:
                 assert str(e).count("\n") == 0 and bad.name in str(e), str(e)
     assert ev.overall["precision"] is not None
+
+
+def test_intervals_by_a_slice_of_many_values_cost_what_its_kept_values_do():
+    """A slice of 20,000 values at 1,000 resamples: intervals for the heaviest values the
+    memory budget allows, a warning naming how many have none, never a cost per value."""
+    from clusterscore._estimates import most_interval_groups
+
+    rng = np.random.default_rng(4)
+    n = 60_000
+    truth = rng.integers(0, n // 4, n)
+    actual = np.where(rng.random(n) < 0.1, rng.integers(0, n // 4, n), truth)
+    ids = np.arange(n)
+    items = pd.DataFrame({"item_id": ids, "s": rng.integers(0, 20_000, n),
+                          "weight": rng.uniform(0.5, 2, n)})  # fmt: skip
+    ev = cs.evaluate(pd.DataFrame({"item_id": ids, "cluster_id": truth}),
+                     pd.DataFrame({"item_id": ids, "cluster_id": actual}), items)  # fmt: skip
+    most = most_interval_groups(1000, 1)
+    assert most < 20_000
+    with pytest.warns(UserWarning, match=rf"intervals by s: for its {most:,} heaviest values"):
+        iv = ev.intervals("s")
+    kept = set(iv["s"])
+    assert len(kept) == most
+    weights = ev.per_slice("s").set_index("s")["weight"]
+    assert weights[list(kept)].min() >= weights.drop(list(kept)).max()
+    small = ev.intervals("s").query("metric == 'precision'")  # computed once, no new warning
+    assert len(small) <= most

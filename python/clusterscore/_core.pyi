@@ -260,6 +260,9 @@ class ItemGrouping:
     @property
     def n_groups(self) -> int: ...
 
+    def keep(self, groups: Sequence[int]) -> ItemGrouping:
+        """This grouping with only `groups`, renumbered in their order."""
+
 class MetricTable:
     pass
 

@@ -117,7 +117,8 @@ class Evaluation(Comparison):
         bootstrap standard error and the interval at the evaluation's confidence. The
         bootstrap draws truth clusters; in the common scope each draw's scores are
         recomputed, since which clusters are sampled together decides the false merges
-        that can be seen."""
+        that can be seen. By a column of more values than ~400 MB of resamples holds,
+        only its heaviest values get rows (a warning says how many do not)."""
         return self.intervals_table(by).to_pandas()
 
     def intervals_table(self, by: str | Sequence[str] | None = None) -> pa.Table:

@@ -134,7 +134,8 @@ class RunComparison:
         """For each pair of runs (run_a, run_b) and each metric (and each value of the
         items-table column(s) `column`): value_a, value_b, delta = value_b − value_a, its
         bootstrap std_error, ci_low and ci_high at the comparison's confidence, and how
-        many resamples defined it."""
+        many resamples defined it. By a column of more values than ~400 MB of resamples
+        holds, only its heaviest values get rows (a warning says how many do not)."""
         return self.deltas_table(column).to_pandas()
 
     def deltas_table(self, column: str | Sequence[str] | None = None) -> pa.Table:

@@ -42,6 +42,18 @@ def _require_finite_total(items: Source, column: str, weights: np.ndarray) -> No
             f"{items.name}: the weights in {column!r} sum past a quarter of the largest double"
             f" (~1.8e308); divide them all by one constant (the metrics stay the same)"
         )
+    positive = weights[weights > 0] if len(weights) else weights
+    if len(positive) and np.max(positive) / np.min(positive) > _WEIGHT_SPAN:
+        raise ValueError(
+            f"{items.name}: the weights in {column!r} run from {np.min(positive):.3g} to"
+            f" {np.max(positive):.3g}; a pair counts the product of two weights, which a double"
+            f" cannot hold across more than {_WEIGHT_SPAN:.0e} between them: cap or rescale them"
+        )
+
+
+# The widest ratio of item weights: pair products w_i·w_j of the lightest and the
+# heaviest items, scaled together, must stay normal doubles (~1e-308 to ~1e308).
+_WEIGHT_SPAN = 1e150
 
 
 def reading(obj: Any, role: str) -> AbstractContextManager:

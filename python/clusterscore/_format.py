@@ -53,6 +53,15 @@ def share(value: Any) -> str:
     return str(value)
 
 
+def delta(value: Any) -> str:
+    """A difference as a share, with enough digits to show its sign: -0.0123, and
+    -3.4e-05 where four decimals would read 0 (a "-0.0000 ▼" says nothing)."""
+    value = _plain(value)
+    if isinstance(value, float) and value != 0 and abs(value) < 0.00005:
+        return f"{value:.1e}"
+    return share(value)
+
+
 def count(value: Any) -> str:
     """1,734; "—" when undefined."""
     value = _plain(value)
@@ -89,6 +98,8 @@ def for_column(column: str, group: str | None = None) -> Formatter:
     info = None if group is None else metric(column, group)
     if info is not None:
         return _BY_UNIT[info.unit.name]
+    if column == "delta":
+        return delta
     if column in _COUNTS or column.endswith(("_items", "_clusters", "_count")):
         return count
     if column == "weight" or column.endswith("_weight") or column.startswith("weight_"):

@@ -21,6 +21,7 @@ from . import _charts as C
 from . import _format as F
 from . import _report as R
 from ._diff import Diff
+from ._estimates import common_scope_caveat
 from ._evaluate import Evaluation
 from ._runs import RunComparison
 from ._version import __version__
@@ -221,6 +222,8 @@ def _interval_rows(intervals: pd.DataFrame, label: str = "metric") -> pd.DataFra
 
 def _evaluation(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
     _coverage(page, ev.coverage, ev.roles)
+    if (caveat := common_scope_caveat(ev)) is not None:
+        page.text(caveat)
     iv = ev.intervals()
     page.section(f"Overall ({ev.estimand})")
     page.chart("overall", C.estimates_with_intervals(
@@ -256,6 +259,10 @@ def _comparison(page: Page, rc: RunComparison, slices: Sequence[str]) -> None:
     cov = pd.DataFrame([{"run": name, **e.coverage} for name, e in rc.evaluations.items()])
     page.table(cov, ["run", "common_items", "truth_items", "actual_only_items", "common_weight"],
                labels=["run"])  # fmt: skip
+    caveats = {name: common_scope_caveat(e) for name, e in rc.evaluations.items()}
+    for name, caveat in caveats.items():
+        if caveat is not None:
+            page.text(f"{name}: {caveat}")
     page.section("Overall metrics per run")
     per_run = pd.concat([_interval_rows(e.intervals()).assign(run=name)
                          for name, e in rc.evaluations.items()])  # fmt: skip
@@ -275,7 +282,10 @@ def _comparison(page: Page, rc: RunComparison, slices: Sequence[str]) -> None:
             page.section(title)
             page.text(
                 "green: better, red: worse (the interval excludes 0); grey: not distinguishable"
-            )
+                + (". Precision-type deltas compare the common items only: actual items"
+                   " outside the truth are not counted (see the coverage above)"
+                   if any(caveats.values()) else "")
+            )  # fmt: skip
             page.chart(f"deltas-{key}-{a}-{b}", C.deltas(part, title, by))
             marks = C.delta_colours(part, "pointwise").map(
                 {C.BETTER: "better", C.WORSE: "worse", C.UNSURE: "unsure"})  # fmt: skip
@@ -321,13 +331,14 @@ def _estimates(page: Page, result: dict[str, dict[str, Any]]) -> None:
     df = pd.DataFrame(rows)
     page.section("Estimates from judged pairs")
     judged = df[~df.get("exact", pd.Series(False, index=df.index)).fillna(False).astype(bool)]
-    colour = [C.BETTER if F.better(m, "estimate") == "higher" else
-              C.WORSE if F.better(m, "estimate") == "lower" else C.UNSURE
-              for m in judged["metric"]]  # fmt: skip
+    # By the registry's direction and the interval, as every delta: a good part whose
+    # interval lies above 0 is green, a bad part's red, a worse delta_precision red.
+    colour = C.delta_colours(judged, "estimate")
     page.chart("estimates", C.estimates_with_intervals(
         judged.assign(label=judged["metric"], colour=colour)[
             ["label", "estimate", "std_error", "ci_low", "ci_high", "colour"]],
-        "Estimates with their 95% intervals (green: good parts, red: bad parts)"))  # fmt: skip
+        "Estimates with their 95% intervals (green: better, red: worse, where the interval"
+        " excludes 0; grey: not distinguishable from 0)"))  # fmt: skip
     page.table(df, ["metric", "estimate", "std_error", "ci_low", "ci_high", "pairs"],
                labels=["metric"], group="estimate")  # fmt: skip
     draws = {k: int(result[m]["pairs"]) for k, m in _CLASSES.items() if m in result}

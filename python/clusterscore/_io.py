@@ -72,15 +72,20 @@ def _suffix(path: PurePath) -> str:
 
 
 def read_file(
-    path: str | os.PathLike, string_columns: tuple[str, ...] = (), coded: tuple[str, ...] = ()
+    path: str | os.PathLike,
+    string_columns: tuple[str, ...] = (),
+    coded: tuple[str, ...] = (),
+    text_but: str | None = None,
 ) -> Source:
     """Reads a CSV, TSV or Parquet file (chosen by extension), or a folder of them (a
     partitioned data set), into an Arrow table. A URI (`s3://`, `gs://`, `hdfs://`,
     `file://`) is opened through `pyarrow.fs`.
 
-    `string_columns` are read as text from CSV so that ids like '007' stay exact. Text
-    columns named in `coded` are coded as Parquet is read (see _Codes; Source.coded says
-    which were); CSV is read whole, for code_column() to code.
+    `string_columns` are read as text from CSV so that ids like '007' stay exact; with
+    `text_but`, every column of a local CSV but that one is (an items table's attributes
+    keep '0870' and blanks as written). Text columns named in `coded` are coded as Parquet
+    is read (see _Codes; Source.coded says which were); CSV is read whole, for
+    code_column() to code.
     """
     if isinstance(path, str) and "://" in path:
         return _read_uri(path, string_columns, coded)
@@ -96,6 +101,8 @@ def read_file(
         table, done = _checked_parquet(str(p), lambda: _parquet_file(p), coded)
         return Source(table, str(p), "parquet", p, done)
     if ext in _CSV:
+        if text_but is not None:
+            string_columns = _text_columns(p, _CSV[ext], text_but)
         return Source(_read_csv(p, _CSV[ext], string_columns), str(p), "csv", p)
     raise ValueError(_unknown_type(str(p), ext or p.name))
 
@@ -438,6 +445,17 @@ def short(e: BaseException, limit: int = 160) -> str:
     return clip(text, limit)
 
 
+def _text_columns(p: Path, delimiter: str, but: str) -> tuple[str, ...]:
+    """The header's columns but `but` (none for a file without a readable header: the
+    reading then says what is wrong)."""
+    try:
+        for _, header in _records(p, delimiter):
+            return tuple(c for c in header if c != but)
+    except Exception:  # noqa: BLE001 (the reading proper reports a bad file)
+        pass
+    return ()
+
+
 def _read_csv(p: Path, delimiter: str, string_columns: tuple[str, ...]) -> pa.Table:
     # No invalid_row_handler: a Python callable held by Arrow's reader threads was
     # released by one of them while the interpreter finalized, which aborted the process
@@ -613,7 +631,11 @@ def _is_series(obj: Any) -> bool:
 
 
 def load_table(
-    obj: Any, name: str, string_columns: tuple[str, ...] = (), coded: tuple[str, ...] = ()
+    obj: Any,
+    name: str,
+    string_columns: tuple[str, ...] = (),
+    coded: tuple[str, ...] = (),
+    text_but: str | None = None,
 ) -> Source:
     """Any supported input (path, URI, DataFrame, Arrow object) → Source; a Source
     already loaded (one truth scored against several runs) is used as it is. `coded`: as
@@ -621,7 +643,7 @@ def load_table(
     if isinstance(obj, Source):
         return obj
     if isinstance(obj, (str, os.PathLike)):
-        src = read_file(obj, string_columns, coded)
+        src = read_file(obj, string_columns, coded, text_but)
     else:
         try:
             table = _from_memory(obj)
@@ -776,7 +798,8 @@ def code_column(src: Source, column: str) -> None:
 def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
     if _is_series(obj):  # item → weight
         obj = _series_frame(obj, item_col, weight_col)
-    src = load_table(obj, "items", (item_col,))
+    # Attributes as written (postcodes "0870", blanks): only the weight is a number.
+    src = load_table(obj, "items", (item_col,), text_but=weight_col)
     require_columns(src, [item_col], f"name the item column with {term('item_col')}")
     require_rows(src)
     require_no_nulls(src, item_col)

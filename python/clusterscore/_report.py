@@ -77,20 +77,28 @@ def overall_table(result: Any, intervals: pa.Table | None) -> Table:
         r = by_metric.get(name, {})
         t.add_row(name, F.share(value), F.share(r.get("std_error")),
                   F.interval(r.get("ci_low"), r.get("ci_high")))  # fmt: skip
+    t.caption = no_interval_caption(intervals.to_pylist())
     return t
+
+
+def no_interval_caption(rows: list[dict[str, Any]]) -> str | None:
+    """ "no interval: precision, recall (no resample moves it)" for rows without one."""
+    why: dict[str, list[str]] = {}
+    for r in rows:
+        if r.get("interval_note"):
+            why.setdefault(r["interval_note"], []).append(str(r["metric"]))
+    if not why:
+        return None
+    parts = [f"{', '.join(dict.fromkeys(m))} ({note})" for note, m in why.items()]
+    return "no interval: " + "; ".join(parts)
 
 
 def scope_note(result: Any) -> str | None:
     """In the common scope, when the actual clustering has items outside the truth: what
-    the numbers leave out, and the scope that counts it."""
-    outside = result.coverage["actual_only_items"]
-    if result.truth_scope != "common" or outside == 0:
-        return None
-    return (
-        f"{outside:,} actual items lie outside the truth: false merges with them are not"
-        " counted, so precision is that of the common items only. If the truth lists complete"
-        " entities, --truth-scope entities estimates the whole clustering."
-    )
+    the numbers leave out, and the scope that counts it (_estimates.common_scope_caveat)."""
+    from ._estimates import common_scope_caveat
+
+    return common_scope_caveat(result)
 
 
 # Slice tables on screen show the heaviest values; the files hold every one.
@@ -162,6 +170,7 @@ def estimation_summary(result: Any) -> dict[str, Any]:
     return {
         "truth_scope": result.truth_scope,
         "cluster_weights": result.cluster_weights,
+        "average": result.average,
         "estimand": result.estimand,
         "options": {"confidence": b.confidence, "resamples": b.resamples, "seed": b.seed},
     }
@@ -245,9 +254,12 @@ def runs_metrics_table(overall: dict[str, dict[str, Any]]) -> Table:
     return t
 
 
-def deltas_table(title: str, df: pd.DataFrame, labels: list[str], confidence: float) -> Table:
+def deltas_table(
+    title: str, df: pd.DataFrame, labels: list[str], confidence: float, footnote: str | None = None
+) -> Table:
     """Deltas between two runs, each marked ▲ (better) or ▼ (worse) when its interval
-    excludes 0, by the metric's direction; unmarked deltas may be the luck of the sample."""
+    excludes 0, by the metric's direction; unmarked deltas may be the luck of the sample.
+    `footnote`: a caveat the marks carry, added to the caption."""
     t = Table(title=title, title_justify="left", show_edge=False, pad_edge=False)
     for c in labels:
         t.add_column(c)
@@ -259,9 +271,13 @@ def deltas_table(title: str, df: pd.DataFrame, labels: list[str], confidence: fl
         sign = F.mark(r["ci_low"], r["ci_high"], F.better(r["metric"], "pointwise"))
         t.add_row(
             *(F.label(r[c]) for c in labels), F.share(r["value_a"]), F.share(r["value_b"]),
-            f"{F.share(r['delta'])} {sign or ' '}", F.interval(r["ci_low"], r["ci_high"]),
+            f"{F.delta(r['delta'])} {sign or ' '}", F.interval(r["ci_low"], r["ci_high"], F.delta),
         )  # fmt: skip
     t.caption = "▲ better, ▼ worse: the interval excludes 0"
+    if footnote:
+        t.caption += f" ({footnote})"
+    if (none := no_interval_caption(df.to_dict("records"))) is not None:
+        t.caption += f"; {none}"
     return t
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _arrays, _core
-from ._estimates import BootstrapOptions, most_interval_groups, scope_of
+from ._estimates import BootstrapOptions, interval_notes, most_interval_groups, scope_of
 from ._evaluate import Evaluation
 from ._io import load_clustering, load_items
 from ._progress import step
@@ -77,6 +77,7 @@ class RunComparison:
         item_col: str = "item_id",
         cluster_col: str = "cluster_id",
         weight_col: str = "weight",
+        average: str = "items",
     ) -> None:
         scope_of(truth_scope)
         named = run_names(runs)
@@ -94,6 +95,7 @@ class RunComparison:
             "item_col": item_col,
             "cluster_col": cluster_col,
             "weight_col": weight_col,
+            "average": average,
         }
         evaluations = {
             name: Evaluation(truth, run, items, **options) for name, run in named.items()
@@ -133,7 +135,9 @@ class RunComparison:
     def deltas(self, column: str | Sequence[str] | None = None) -> pd.DataFrame:
         """For each pair of runs (run_a, run_b) and each metric (and each value of the
         items-table column(s) `column`): value_a, value_b, delta = value_b − value_a, its
-        bootstrap std_error, ci_low and ci_high at the comparison's confidence, and how
+        bootstrap std_error, ci_low and ci_high at the comparison's confidence (within
+        [-1, 1], holding the delta; null where the group holds fewer than two truth
+        clusters or no resample moves the delta, `interval_note` saying which), and how
         many resamples defined it. By a column of more values than ~400 MB of resamples
         holds, only its heaviest values get rows (a warning says how many do not)."""
         return self.deltas_table(column).to_pandas()
@@ -171,6 +175,7 @@ class RunComparison:
         }
         for c in _COLUMNS:
             cols[c] = d[c].astype("int64") if c == "resamples" else _arrays.nan_as_null(d[c])
+        cols["interval_note"] = interval_notes(d["no_interval"])
         return pa.table(cols)
 
 
@@ -178,5 +183,5 @@ def compare(truth: Any, runs: Any, items: Any = None, **options: Any) -> RunComp
     """Scores each of `runs` (a dict {name: clustering} or a list) against `truth`, for
     their pairwise deltas with a paired bootstrap. `options`: evaluate's (truth_scope,
     cluster_weights, confidence=0.95, resamples=1000, seed=0, item_col, cluster_col,
-    weight_col)."""
+    weight_col, average)."""
     return RunComparison(truth, runs, items, **options)

@@ -43,7 +43,9 @@ def _require_finite_total(items: Source, column: str, weights: np.ndarray) -> No
             f" (~1.8e308); divide them all by one constant (the metrics stay the same)"
         )
     positive = weights[weights > 0] if len(weights) else weights
-    if len(positive) and np.max(positive) / np.min(positive) > _WEIGHT_SPAN:
+    with np.errstate(over="ignore"):  # a span past the doubles is what is checked for
+        span = np.max(positive) / np.min(positive) if len(positive) else 1.0
+    if span > _WEIGHT_SPAN:
         raise ValueError(
             f"{items.name}: the weights in {column!r} run from {np.min(positive):.3g} to"
             f" {np.max(positive):.3g}; a pair counts the product of two weights, which a double"

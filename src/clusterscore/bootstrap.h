@@ -83,9 +83,21 @@ struct BootstrapOptions {
 // centred as the estimate is (quantiles interpolate linearly between order statistics,
 // as numpy's default); for CellSums, then narrowed to the jackknife's variance
 // (detail::narrowed_to_jackknife).
+//
+// Every interval is honest (docs/metrics.md, intervals): it lies within the metric's range
+// ([0, 1] for a value, [-1, 1] for a delta) and holds the estimate; where a group holds
+// fewer than two truth clusters, or no resample moves the statistic (an interval of zero
+// width, which would claim the value is known exactly), there is none: std_error,
+// ci_low and ci_high are NaN and `none` says why.
+enum class NoInterval : uint8_t {
+  kNo = 0,         // there is an interval
+  kFewClusters,    // its group holds fewer than two truth clusters
+  kNothingMovesIt  // every resample gives the same value
+};
 struct Spread {
   double std_error = 0, ci_low = 0, ci_high = 0;
   uint32_t resamples = 0;
+  NoInterval none = NoInterval::kNo;
 };
 
 // One metric of one group of one run: its estimate on all truth clusters, and its spread.

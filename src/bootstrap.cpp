@@ -316,8 +316,10 @@ std::vector<bool> groups_with_clusters(const Engine& engine, size_t run) {
   std::vector<uint32_t> first(engine.groups(), kNone);
   std::vector<bool> two(engine.groups(), false);
   engine.for_each_entry(run, [&](uint32_t c, uint32_t g) {
-    if (first[g] == kNone) first[g] = c;
-    else if (first[g] != c) two[g] = true;
+    if (first[g] == kNone)
+      first[g] = c;
+    else if (first[g] != c)
+      two[g] = true;
   });
   return two;
 }

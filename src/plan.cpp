@@ -110,10 +110,10 @@ Plan plan_pairs(const PlanRequest& r) {
     v.push_back(variance_of(m, r));
     const double n = std::ceil(v.back().k * z * z / (r.half_width * r.half_width));
     if (!(n <= double(kMostDraws)))
-      throw std::invalid_argument(
-          "a half-width of " + shortest(r.half_width) + " on " + m + " needs about " +
-          shortest(n, 3) + " draws, more than the " + std::to_string(kMostDraws) +
-          " a sample can hold; ask for a wider half-width");
+      throw std::invalid_argument("a half-width of " + shortest(r.half_width) + " on " + m +
+                                  " needs about " + shortest(n, 3) + " draws, more than the " +
+                                  std::to_string(kMostDraws) +
+                                  " a sample can hold; ask for a wider half-width");
     uint64_t& to = v.back().stratum == Stratum::kDiff ? plan.pairs : plan.stable_pairs;
     to = std::max(to, uint64_t(n));
   }

@@ -82,7 +82,7 @@ class Evaluation(Comparison):
         design = design_weights(self, cluster_weights)
         self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
         if self.average == "entities":
-            clusters = len(self._core.inverse_size_design())
+            clusters = len(np.asarray(self._core.inverse_size_design()))
             design = per_entity(design, clusters, self._core.by_cluster(_core.Side.a))
         self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
         if design is not None:

@@ -159,6 +159,17 @@ class FixedSums {
     for (const ClusterSums& r : runs_)
       for (uint32_t c : r.cluster) f(c);
   }
+  // 1 − n / Σ d_c over the n truth clusters `used` (BootstrapOptions::finite_population);
+  // 1 without design weights.
+  double finite_population_factor(const std::vector<bool>& used) const {
+    const std::vector<double>& d = runs_[0].design;
+    if (d.empty()) return 1.0;
+    KahanSum population;
+    size_t n = 0;
+    for (size_t c = 0; c < used.size(); ++c)
+      if (used[c]) population.add(d[c]), ++n;
+    return population.value() > 0 ? std::max(0.0, 1.0 - double(n) / population.value()) : 1.0;
+  }
   // f(truth cluster, group) for each entry of run `run`.
   template <class F>
   void for_each_entry(size_t run, F f) const {
@@ -213,6 +224,8 @@ class RecomputedCells {
     for (const CellSums& r : runs_)
       for (uint32_t k : r.cell) f(r.row[k]);
   }
+  // The common scope has no design weights: no finite population to correct for.
+  double finite_population_factor(const std::vector<bool>&) const { return 1.0; }
   template <class F>
   void for_each_entry(size_t run, F f) const {
     const CellSums& r = runs_[run];
@@ -293,7 +306,11 @@ double quantile(const std::vector<double>& sorted, double q) {
 // of its own interval: in simulation the common scope's precision missed its target from
 // one side in 8% of samples. Efron's bias correction moves the quantiles twice as far
 // (it takes the shift for the estimator's own bias) and missed from the other side.
-Spread spread_of(std::vector<double> values, double confidence, double estimate) {
+// The shifted interval may leave the statistic's range [lo, hi] (an estimate at an end of
+// it, resamples all on one side): the plain percentile interval, which resampled values
+// keep within the range, widened to hold the estimate, is given instead.
+Spread spread_of(std::vector<double> values, double confidence, double estimate, double lo,
+                 double hi) {
   values.erase(std::remove_if(values.begin(), values.end(), [](double d) { return std::isnan(d); }),
                values.end());
   Spread out;
@@ -304,9 +321,26 @@ Spread spread_of(std::vector<double> values, double confidence, double estimate)
   if (d.n >= 2) out.std_error = std::sqrt(d.squares / double(d.n - 1));
   std::sort(values.begin(), values.end());
   const double shift = estimate - quantile(values, 0.5);
-  out.ci_low = quantile(values, (1 - confidence) / 2) + shift;
-  out.ci_high = quantile(values, 1 - (1 - confidence) / 2) + shift;
+  const double q_low = quantile(values, (1 - confidence) / 2);
+  const double q_high = quantile(values, 1 - (1 - confidence) / 2);
+  out.ci_low = q_low + shift;
+  out.ci_high = q_high + shift;
+  if (out.ci_low < lo || out.ci_high > hi) {
+    out.ci_low = std::min(q_low, estimate);
+    out.ci_high = std::max(q_high, estimate);
+  }
   return out;
+}
+
+// `s` with its variance multiplied by `factor` (<= 1): the standard error and the
+// interval's distances from the estimate by its square root.
+Spread scaled(Spread s, double estimate, double factor) {
+  if (factor >= 1) return s;
+  const double k = std::sqrt(factor);
+  s.std_error *= k;
+  s.ci_low = estimate + (s.ci_low - estimate) * k;
+  s.ci_high = estimate + (s.ci_high - estimate) * k;
+  return s;
 }
 
 // Per group of run `run`: whether it holds two truth clusters or more (fewer give no
@@ -414,9 +448,11 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
         n->assign(engine.clusters(), 1);
         for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p) (*n)[jack.members[p]] = 0;
       });
+  const double fpc = o.finite_population ? engine.finite_population_factor(used) : 1.0;
   const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
-                          double estimate) {
-    const Spread s = spread_of(Replicates::of(b, at, b_count), o.confidence, estimate);
+                          double estimate, double lo, double hi) {
+    const Spread s = scaled(
+        spread_of(Replicates::of(b, at, b_count), o.confidence, estimate, lo, hi), estimate, fpc);
     if (left_out.count == 0) return s;
     return detail::narrowed_to_jackknife(
         s, estimate, detail::jackknife_variance(Replicates::of(j, at, left_out.count)));
@@ -430,7 +466,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
       // A group without weight in the run has no estimate of any metric.
       if (std::isnan(full[r * cells + g * width])) continue;
       const double estimate = full[r * cells + x];
-      const Spread s = spread(boot.values, left_out.values, r * cells + x, estimate);
+      const Spread s = spread(boot.values, left_out.values, r * cells + x, estimate, 0.0, 1.0);
       out.values.push_back({uint32_t(r), uint32_t(g), uint32_t(x % width), estimate,
                             honest(s, estimate, units[r][g], 0.0, 1.0)});
     }
@@ -440,7 +476,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
         const double va = full[a * cells + x], vb = full[z * cells + x];
         if (std::isnan(va) || std::isnan(vb)) continue;
         const size_t g = x / width;
-        const Spread s = spread(boot.deltas, left_out.deltas, pair * cells + x, vb - va);
+        const Spread s = spread(boot.deltas, left_out.deltas, pair * cells + x, vb - va, -1.0, 1.0);
         out.rows.push_back({uint32_t(a), uint32_t(z), uint32_t(g), uint32_t(x % width), va, vb,
                             vb - va, honest(s, vb - va, units[a][g] && units[z][g], -1.0, 1.0)});
       }

@@ -81,6 +81,8 @@ class Evaluation(Comparison):
         )
         design = design_weights(self, cluster_weights)
         self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
+        # Weights given per cluster are 1/π: the share of the population drawn is known.
+        self.finite_population = self.cluster_weights == "given"
         if self.average == "entities":
             clusters = len(np.asarray(self._core.inverse_size_design()))
             design = per_entity(design, clusters, self._core.by_cluster(_core.Side.a))
@@ -159,7 +161,8 @@ class Evaluation(Comparison):
         grouping, labels_of = (None, None) if by is None else self.interval_grouping(list(by), most)
         sums = [_core.run_sums(self._core, grouping)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank)
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank,
+                                            self.finite_population)  # fmt: skip
         self.clusters_resampled = result["clusters"]
         d = result["values"]
         cols: dict[str, Any] = {"metric": pa.array(d["metric"], pa.string())}

@@ -161,7 +161,8 @@ class RunComparison:
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             # The runs share the truth, and so its clusters' order.
             rank = evals[0].cluster_rank
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank)
+            fpc = evals[0].finite_population
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank, fpc)
         self.clusters_resampled = result["clusters"]
         d = result["deltas"]
         # Every run groups the same items table the same way: the first run's labels serve.

@@ -75,6 +75,11 @@ struct BootstrapOptions {
   // a seed's resamples independent of the row order of the input and of the engine that
   // numbered them.
   std::vector<uint32_t> cluster_rank;
+  // The runs' design weights are inverse inclusion probabilities 1/π_c (ClusterSums): the
+  // n truth clusters drawn are then a share f = n / Σ_c 1/π_c of the population's, and
+  // every variance is multiplied by 1 − f (the finite-population correction), so that a
+  // truth of half the entities does not claim the spread of a small sample.
+  bool finite_population = false;
 };
 
 // The spread of a statistic over the resamples where it is defined: its standard

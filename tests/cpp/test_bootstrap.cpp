@@ -71,11 +71,13 @@ TEST(Bootstrap, FullDataDeltasAreTheEvaluationsDifferences) {
   // Figure 2 against the truth itself: precision 3/4 -> 1 in every resample (both truth
   // clusters have mean precision 3/4), recall 7/9 -> 1 with resampled deltas in
   // {4/9, 2/9, 0} (clusters drawn (2, 0), (1, 1), (0, 2)).
+  // No resample moves the precision delta: no interval (a zero-width one would claim it
+  // is known exactly), and the reason.
   const DeltaRow& p = row_of(b, 0, 1, 0, "precision");
   EXPECT_DOUBLE_EQ(p.delta, 0.25);
-  EXPECT_NEAR(p.spread.std_error, 0, 1e-15);
-  EXPECT_NEAR(p.spread.ci_low, 0.25, 1e-15);
-  EXPECT_NEAR(p.spread.ci_high, 0.25, 1e-15);
+  EXPECT_TRUE(std::isnan(p.spread.std_error));
+  EXPECT_TRUE(std::isnan(p.spread.ci_low) && std::isnan(p.spread.ci_high));
+  EXPECT_EQ(p.spread.none, NoInterval::kNothingMovesIt);
   const DeltaRow& rc = row_of(b, 0, 1, 0, "recall");
   EXPECT_NEAR(rc.delta, 2.0 / 9, 1e-15);
   EXPECT_GT(rc.spread.std_error, 0.1);
@@ -164,9 +166,8 @@ TEST(Bootstrap, IdenticalRunsDifferByNothing) {
   const Runs r({{7, 8, 7}, {7, 8, 7}});
   for (const DeltaRow& x : paired_bootstrap(r.sums(true), {100, 2, 0.95}).rows) {
     EXPECT_EQ(x.delta, 0);
-    EXPECT_EQ(x.spread.std_error, 0);
-    EXPECT_EQ(x.spread.ci_low, 0);
-    EXPECT_EQ(x.spread.ci_high, 0);
+    EXPECT_TRUE(std::isnan(x.spread.std_error) && std::isnan(x.spread.ci_low));
+    EXPECT_NE(x.spread.none, NoInterval::kNo);  // too few clusters, or nothing moves it
   }
 }
 
@@ -177,10 +178,13 @@ TEST(Bootstrap, SwappingRunsNegatesDeltasAndMirrorsIntervals) {
   const BootstrapResult ba = paired_bootstrap(t, {400, 9, 0.9});
   ASSERT_EQ(ab.rows.size(), ba.rows.size());
   for (size_t i = 0; i < ab.rows.size(); ++i) {
+    const Spread &x = ab.rows[i].spread, &y = ba.rows[i].spread;
     EXPECT_NEAR(ab.rows[i].delta, -ba.rows[i].delta, 1e-15);
-    EXPECT_NEAR(ab.rows[i].spread.std_error, ba.rows[i].spread.std_error, 1e-15);
-    EXPECT_NEAR(ab.rows[i].spread.ci_low, -ba.rows[i].spread.ci_high, 1e-15);
-    EXPECT_NEAR(ab.rows[i].spread.ci_high, -ba.rows[i].spread.ci_low, 1e-15);
+    EXPECT_EQ(x.none, y.none);
+    if (x.none != NoInterval::kNo) continue;  // neither has an interval
+    EXPECT_NEAR(x.std_error, y.std_error, 1e-15);
+    EXPECT_NEAR(x.ci_low, -y.ci_high, 1e-15);
+    EXPECT_NEAR(x.ci_high, -y.ci_low, 1e-15);
   }
 }
 
@@ -191,10 +195,11 @@ TEST(Bootstrap, ASeedGivesTheSameIntervalsAndAnotherSeedOthers) {
   const BootstrapResult y = paired_bootstrap(s, {64, 42, 0.95});
   const BootstrapResult z = paired_bootstrap(s, {64, 43, 0.95});
   bool differs = false;
+  const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
   for (size_t i = 0; i < x.rows.size(); ++i) {
-    EXPECT_EQ(x.rows[i].spread.std_error, y.rows[i].spread.std_error);
-    EXPECT_EQ(x.rows[i].spread.ci_low, y.rows[i].spread.ci_low);
-    differs |= x.rows[i].spread.std_error != z.rows[i].spread.std_error;
+    EXPECT_TRUE(same(x.rows[i].spread.std_error, y.rows[i].spread.std_error));
+    EXPECT_TRUE(same(x.rows[i].spread.ci_low, y.rows[i].spread.ci_low));
+    differs |= !same(x.rows[i].spread.std_error, z.rows[i].spread.std_error);
   }
   EXPECT_TRUE(differs);
 }
@@ -398,4 +403,59 @@ TEST(Jackknife, NarrowingScalesTheSpreadWithinItsBounds) {
   EXPECT_DOUBLE_EQ(least.std_error, 0.2 / std::sqrt(3.0));
   const Spread none = detail::narrowed_to_jackknife(boot, 0.9, std::nan(""));
   EXPECT_EQ(none.std_error, boot.std_error);
+}
+
+TEST(Bootstrap, EveryIntervalLiesInItsRangeAndHoldsItsEstimate) {
+  // Random clusterings of 40 items in 12 truth clusters: many values sit at 0 or 1, where
+  // a moved percentile interval would leave [0, 1].
+  std::mt19937_64 rng(5);
+  std::vector<int64_t> items(40), truth(40);
+  std::vector<std::vector<int64_t>> runs(3, std::vector<int64_t>(40));
+  for (size_t i = 0; i < 40; ++i) {
+    items[i] = int64_t(i);
+    truth[i] = int64_t(rng() % 12);
+    for (auto& a : runs) a[i] = rng() % 4 == 0 ? int64_t(rng() % 12) : truth[i];
+  }
+  std::vector<Comparison> c;
+  for (const auto& a : runs)
+    c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
+                   ClusteringInput{"actual", ints(items), ints(a)}, nullptr,
+                   MetricFamily::kPointwise);
+  std::vector<ClusterSums> sums;
+  for (const Comparison& x : c) sums.push_back(truth_cluster_sums(x, nullptr));
+  const BootstrapResult b = paired_bootstrap(sums, {300, 3, 0.95});
+  const auto check = [](double estimate, const Spread& s, double lo, double hi) {
+    if (s.none != NoInterval::kNo) {
+      EXPECT_TRUE(std::isnan(s.ci_low) && std::isnan(s.ci_high) && std::isnan(s.std_error));
+      return;
+    }
+    if (std::isnan(s.ci_low)) return;  // no resample defined it
+    EXPECT_GE(s.ci_low, lo);
+    EXPECT_LE(s.ci_high, hi);
+    EXPECT_LE(s.ci_low, estimate);
+    EXPECT_GE(s.ci_high, estimate);
+    EXPECT_GT(s.ci_high, s.ci_low);
+    EXPECT_GT(s.std_error, 0);
+  };
+  for (const ValueRow& v : b.values) check(v.estimate, v.spread, 0.0, 1.0);
+  for (const DeltaRow& d : b.rows) check(d.delta, d.spread, -1.0, 1.0);
+}
+
+TEST(Bootstrap, GivenInclusionProbabilitiesCorrectForTheSharePopulationDrawn) {
+  const Runs r({{7, 8, 7}, {1, 1, 1}});
+  std::vector<ClusterSums> s = r.sums(false);
+  for (ClusterSums& x : s) x.design = {4.0, 4.0};  // 2 clusters of a population of 8
+  BootstrapOptions o{400, 9, 0.9};
+  const BootstrapResult plain = paired_bootstrap(s, o);
+  o.finite_population = true;
+  const BootstrapResult corrected = paired_bootstrap(s, o);
+  const double k = std::sqrt(1 - 2.0 / 8);
+  for (size_t i = 0; i < plain.rows.size(); ++i) {
+    const Spread &p = plain.rows[i].spread, &q = corrected.rows[i].spread;
+    if (p.none != NoInterval::kNo) continue;
+    const double d = plain.rows[i].delta;
+    EXPECT_NEAR(q.std_error, p.std_error * k, 1e-12);
+    EXPECT_NEAR(q.ci_low - d, (p.ci_low - d) * k, 1e-12);
+    EXPECT_NEAR(q.ci_high - d, (p.ci_high - d) * k, 1e-12);
+  }
 }

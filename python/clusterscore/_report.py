@@ -81,14 +81,20 @@ def overall_table(result: Any, intervals: pa.Table | None) -> Table:
     return t
 
 
-def no_interval_caption(rows: list[dict[str, Any]]) -> str | None:
-    """ "no interval: precision, recall (no resample moves it)" for rows without one."""
+def no_interval_caption(rows: list[dict[str, Any]], per_value: bool = False) -> str | None:
+    """For rows without an interval: "no interval: precision, recall (no resample moves
+    it)", or with `per_value` (a slice's rows) "—: no interval (12 rows: no resample moves
+    it)"; None when every row has one."""
     why: dict[str, list[str]] = {}
     for r in rows:
-        if r.get("interval_note"):
-            why.setdefault(r["interval_note"], []).append(str(r["metric"]))
+        note = r.get("interval_note")
+        if isinstance(note, str) and note:  # pandas holds a missing note as NaN
+            why.setdefault(note, []).append(str(r["metric"]))
     if not why:
         return None
+    if per_value:
+        counts = ", ".join(f"{len(m):,} rows: {note}" for note, m in why.items())
+        return f"—: no interval ({counts})"
     parts = [f"{', '.join(dict.fromkeys(m))} ({note})" for note, m in why.items()]
     return "no interval: " + "; ".join(parts)
 
@@ -276,7 +282,8 @@ def deltas_table(
     t.caption = "▲ better, ▼ worse: the interval excludes 0"
     if footnote:
         t.caption += f" ({footnote})"
-    if (none := no_interval_caption(df.to_dict("records"))) is not None:
+    per_value = len(labels) > 1  # a slice's values, each with its metrics
+    if (none := no_interval_caption(df.to_dict("records"), per_value)) is not None:
         t.caption += f"; {none}"
     return t
 

@@ -61,11 +61,14 @@ def test_deltas_are_the_evaluations_differences_overall_and_per_slice():
         assert row.delta == pytest.approx(want, rel=1e-9, abs=1e-14)
 
 
-def test_identical_runs_have_zero_deltas_and_zero_width_intervals():
+def test_identical_runs_have_zero_deltas_and_no_interval_that_claims_certainty():
     t, runs, extra = _data(2)
     d = cs.compare(t, {"a": runs["base"], "b": runs["base"]}, extra, resamples=40).deltas()
-    assert (d.delta == 0).all() and (d.std_error == 0).all()
-    assert (d.ci_low == 0).all() and (d.ci_high == 0).all()
+    assert (d.delta == 0).all()
+    # No resample moves a delta of a run with itself: no interval, and the reason, rather
+    # than a zero-width [0, 0] that would claim the delta known exactly.
+    assert d.std_error.isna().all() and d.ci_low.isna().all() and d.ci_high.isna().all()
+    assert (d.interval_note == "no resample moves it").all()
 
 
 def test_a_seed_repeats_the_intervals():

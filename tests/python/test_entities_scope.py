@@ -177,7 +177,15 @@ def test_intervals_by_slice_and_their_columns():
     truth, actual, items = _random(3)
     ev = cs.evaluate(truth, actual, items, truth_scope="entities", resamples=200, seed=4)
     iv = ev.intervals("country")
-    assert list(iv.columns) == ["metric", "country", "estimate", "std_error", "ci_low", "ci_high"]
+    assert list(iv.columns) == [
+        "metric",
+        "country",
+        "estimate",
+        "std_error",
+        "ci_low",
+        "ci_high",
+        "interval_note",
+    ]
     want = ev.per_slice("country").set_index("country")
     for row in iv.itertuples():
         if pd.isna(row.estimate):

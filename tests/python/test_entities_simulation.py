@@ -69,22 +69,32 @@ def _covered(rate: float) -> bool:
     return 0.93 <= rate <= 0.97
 
 
-@pytest.mark.parametrize("design", ["uniform", "inverse_size"])
-def test_entities_scope_intervals_cover_the_population_value(population, design):
+def _rates(population, samples) -> dict[str, tuple[float, float]]:
+    """Per metric, how often run a's interval covers its population value and the
+    compare's interval the population delta, over `samples` (truth, options, seed)."""
     truth, sizes, a, b, values = population
-    weights = None if design == "uniform" else "inverse_size"
     value_hits = dict.fromkeys(METRICS, 0)
     delta_hits = dict.fromkeys(METRICS, 0)
-    options = {"truth_scope": "entities", "cluster_weights": weights, "resamples": RESAMPLES}
-    for seed in range(SEEDS):
-        t = truth[truth.cluster_id.isin(_sample(design, sizes, seed))]
+    n = 0
+    for t, options, seed in samples:
         iv = cs.evaluate(t, a, seed=seed, **options).intervals().set_index("metric")
         d = cs.compare(t, {"a": a, "b": b}, seed=seed, **options).deltas().set_index("metric")
         for m in METRICS:
             value_hits[m] += iv.ci_low[m] <= values["a"][m] <= iv.ci_high[m]
             delta = values["b"][m] - values["a"][m]
             delta_hits[m] += d.ci_low[m] <= delta <= d.ci_high[m]
-    rates = {m: (value_hits[m] / SEEDS, delta_hits[m] / SEEDS) for m in METRICS}
+        n += 1
+    return {m: (value_hits[m] / n, delta_hits[m] / n) for m in METRICS}
+
+
+@pytest.mark.parametrize("design", ["uniform", "inverse_size"])
+def test_entities_scope_intervals_cover_the_population_value(population, design):
+    truth, sizes = population[0], population[1]
+    weights = None if design == "uniform" else "inverse_size"
+    options = {"truth_scope": "entities", "cluster_weights": weights, "resamples": RESAMPLES}
+    samples = ((truth[truth.cluster_id.isin(_sample(design, sizes, seed))], options, seed)
+               for seed in range(SEEDS))  # fmt: skip
+    rates = _rates(population, samples)
     assert all(_covered(v) and _covered(d) for v, d in rates.values()), rates
 
 
@@ -100,3 +110,21 @@ def test_common_scope_deltas_cover_the_sample_designs_target(population):
         m: np.mean([d.ci_low[m] <= target[m] <= d.ci_high[m] for d in deltas]) for m in METRICS
     }
     assert all(_covered(r) for r in rates.values()), rates
+
+
+def test_half_the_entities_with_their_inclusion_probability_do_not_over_cover(population):
+    """Half of the entities drawn (without replacement), the design stated as 1/π = 2 per
+    drawn entity: the finite-population correction keeps the intervals at 93-97% where
+    the bootstrap alone, blind to the share drawn, covered 98-100%."""
+    truth = population[0]
+
+    def samples():
+        for seed in range(SEEDS):
+            rng = np.random.default_rng(20_000 + seed)
+            drawn = rng.choice(ENTITIES, ENTITIES // 2, replace=False)
+            given = {int(c): 2.0 for c in drawn}
+            options = {"truth_scope": "entities", "cluster_weights": given, "resamples": RESAMPLES}
+            yield truth[truth.cluster_id.isin(drawn)], options, seed
+
+    rates = _rates(population, samples())
+    assert all(_covered(v) and _covered(x) for v, x in rates.values()), rates

@@ -113,7 +113,8 @@ def test_cli_writes_summary_and_tables(tmp_path, figure2, run_cli):
     summary = json.loads((out / "summary.json").read_text())
     close(summary["overall"], OVERALL)
     assert set(summary) == {"command", "version", "inputs", "coverage", "overall", "slices",
-                            "classic", "truth_scope", "cluster_weights", "estimand", "options",
+                            "classic", "truth_scope", "cluster_weights", "average", "estimand",
+                            "options",
                             "intervals", "slice_intervals"}  # fmt: skip
     assert summary["truth_scope"] == "common" and summary["options"]["resamples"] == 1000
     by_metric = {r["metric"]: r for r in summary["intervals"]}

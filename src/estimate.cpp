@@ -117,6 +117,13 @@ double judgements(double p, const Mean& m) {
   return m.n_eff;
 }
 
+// The standard error an interval of width ci_high − ci_low implies for a normal estimate:
+// where the judged draws alone give none (every verdict of a class agrees), the interval
+// still has width, and its standard error says so rather than 0.
+double implied_std_error(double se, double ci_low, double ci_high) {
+  return se > 0 ? se : (ci_high - ci_low) / (2 * kZ95);
+}
+
 Estimate exact(const std::string& name, double value) {
   Estimate e;
   e.name = name;
@@ -141,6 +148,7 @@ Estimate proportion(const std::string& name, double multiplier, const Mean& m, d
   const auto [lo, hi] = wilson(p, judgements(p, m));
   e.ci_low = known + multiplier * lo;
   e.ci_high = known + multiplier * hi;
+  e.std_error = implied_std_error(*e.std_error, *e.ci_low, *e.ci_high);
   return e;
 }
 
@@ -162,6 +170,7 @@ Estimate mean_of(const std::string& name, double multiplier, const Mean& m, doub
   const double a = known + multiplier * m.scale * wl, b = known + multiplier * m.scale * wh;
   e.ci_low = std::max(lo, std::min({*e.estimate - kZ95 * se, a, b}));
   e.ci_high = std::min(hi, std::max({*e.estimate + kZ95 * se, a, b}));
+  e.std_error = implied_std_error(se, *e.ci_low, *e.ci_high);
   return e;
 }
 
@@ -172,12 +181,14 @@ Estimate sum(const std::string& name, const Estimate& a, const Estimate& b, doub
   e.pairs = a.pairs + b.pairs;
   if (!a.estimate || !b.estimate) return e;
   e.exact = a.exact && b.exact;
-  e.estimate = *a.estimate + *b.estimate;
+  // Two parts each within their range can sum past the whole's ([−1, 1] for
+  // delta_precision's strata): the estimate is kept in it, and inside its interval.
+  e.estimate = std::clamp(*a.estimate + *b.estimate, lo, hi);
   e.std_error = std::hypot(a.std_error.value_or(0), b.std_error.value_or(0));
   const double down = std::hypot(*a.estimate - *a.ci_low, *b.estimate - *b.ci_low);
   const double up = std::hypot(*a.ci_high - *a.estimate, *b.ci_high - *b.estimate);
-  e.ci_low = std::max(lo, *e.estimate - down);
-  e.ci_high = std::min(hi, *e.estimate + up);
+  e.ci_low = std::clamp(*e.estimate - down, lo, *e.estimate);
+  e.ci_high = std::clamp(*e.estimate + up, *e.estimate, hi);
   return e;
 }
 

@@ -150,3 +150,16 @@ def test_a_tiny_delta_prints_with_its_sign_and_digits():
     shown = console.export_text()
     assert "-3.4e-05 ▼" in shown and "-0.0000" not in shown
     assert "[-0.0001, -1.0e-05]" in shown
+
+
+def test_std_error_agrees_with_the_interval_when_verdicts_agree(tmp_path):
+    truth, actual = EXAMPLE / "truth.csv", EXAMPLE / "actual.csv"
+    s = cs.sample_pairs(actual, truth, pairs=300, stable_pairs=100, seed=4)
+    judged = s.raters_table().to_pandas().assign(verdict="same")  # every verdict agrees
+    result = cs.estimate(s, judged)
+    for name, r in result.items():
+        if r.get("exact") or r["ci_low"] is None:
+            continue
+        assert r["ci_low"] <= r["estimate"] <= r["ci_high"], name
+        if r["ci_high"] > r["ci_low"]:
+            assert r["std_error"] > 0, name

@@ -358,6 +358,9 @@ std::vector<bool> groups_with_clusters(const Engine& engine, size_t run) {
   return two;
 }
 
+// Below this a spread of shares (or of their deltas) is rounding, not sampling.
+constexpr double kUnmoved = 1e-12;
+
 // `s` made honest (Spread): none where `units` are too few or nothing moved the
 // statistic, else within [lo, hi] and holding `estimate`.
 Spread honest(Spread s, double estimate, bool units, double lo, double hi) {
@@ -368,9 +371,12 @@ Spread honest(Spread s, double estimate, bool units, double lo, double hi) {
   };
   if (!units) return none(NoInterval::kFewClusters);
   if (std::isnan(s.std_error) && std::isnan(s.ci_low)) return s;  // no resample defined it
-  if (!(s.ci_high > s.ci_low) || !(s.std_error > 0)) return none(NoInterval::kNothingMovesIt);
   s.ci_low = std::max(lo, std::min(s.ci_low, estimate));
   s.ci_high = std::min(hi, std::max(s.ci_high, estimate));
+  // Resamples that differ only in the last bits of their sums (1 − 1e-16 beside 1) move
+  // nothing a share can show.
+  if (!(s.ci_high - s.ci_low > kUnmoved) || !(s.std_error > kUnmoved))
+    return none(NoInterval::kNothingMovesIt);
   return s;
 }
 

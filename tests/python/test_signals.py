@@ -97,5 +97,6 @@ def test_a_signal_at_any_point_stops_cleanly(tmp_path, sig):
     stopped = {
         k: sum(1 for kind, how, _ in results if kind == k and how == "stopped") for k in kinds
     }
-    # Most signals come while the command works (the rest after it is done).
-    assert all(n >= RUNS_PER_SIGNAL // 3 // 2 for n in stopped.values()), stopped
+    # Many signals come while the command works (here about two thirds; the rest after it
+    # is done): a quarter at least, so that a faster machine still tests the stops.
+    assert all(n >= RUNS_PER_SIGNAL // 3 // 4 for n in stopped.values()), stopped

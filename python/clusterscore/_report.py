@@ -99,14 +99,6 @@ def no_interval_caption(rows: list[dict[str, Any]], per_value: bool = False) -> 
     return "no interval: " + "; ".join(parts)
 
 
-def scope_note(result: Any) -> str | None:
-    """In the common scope, when the actual clustering has items outside the truth: what
-    the numbers leave out, and the scope that counts it (_estimates.common_scope_caveat)."""
-    from ._estimates import common_scope_caveat
-
-    return common_scope_caveat(result)
-
-
 # Slice tables on screen show the heaviest values; the files hold every one.
 MAX_ROWS = 50
 

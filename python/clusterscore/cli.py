@@ -522,7 +522,7 @@ def _show_evaluation(
         report.coverage_table(result.coverage, result.roles),
         report.overall_table(result, intervals),
     ]
-    if (note := report.scope_note(result)) is not None:
+    if (note := common_scope_caveat(result)) is not None:
         shown.append(note)
     if classic:
         shown.append(

@@ -31,6 +31,8 @@ void check_options(const BootstrapOptions& o) {
   if (o.resamples == 0) throw std::invalid_argument("clusterscore: resamples must be > 0");
   if (!(o.confidence > 0 && o.confidence < 1))
     throw std::invalid_argument("clusterscore: confidence must be in (0, 1)");
+  if (!(o.sampled_share >= 0 && o.sampled_share <= 1))
+    throw std::invalid_argument("clusterscore: sampled_share must be in [0, 1]");
 }
 
 void check_rank(const std::vector<uint32_t>& rank, size_t clusters) {
@@ -159,17 +161,6 @@ class FixedSums {
     for (const ClusterSums& r : runs_)
       for (uint32_t c : r.cluster) f(c);
   }
-  // 1 − n / Σ d_c over the n truth clusters `used` (BootstrapOptions::finite_population);
-  // 1 without design weights.
-  double finite_population_factor(const std::vector<bool>& used) const {
-    const std::vector<double>& d = runs_[0].design;
-    if (d.empty()) return 1.0;
-    KahanSum population;
-    size_t n = 0;
-    for (size_t c = 0; c < used.size(); ++c)
-      if (used[c]) population.add(d[c]), ++n;
-    return population.value() > 0 ? std::max(0.0, 1.0 - double(n) / population.value()) : 1.0;
-  }
   // f(truth cluster, group) for each entry of run `run`.
   template <class F>
   void for_each_entry(size_t run, F f) const {
@@ -216,16 +207,14 @@ class RecomputedCells {
   size_t clusters() const { return runs_[0].n_clusters; }
   size_t runs() const { return runs_.size(); }
   std::vector<std::string> base_names() const { return kPointwise; }
-  // Its estimates depend on pairs of truth clusters drawn together: its spread is narrowed
-  // to the jackknife's (detail::narrowed_to_jackknife).
+  // Its estimates depend on pairs of truth clusters drawn together: its spread is brought
+  // to the design's with the jackknife's (detail::pair_corrected).
   static constexpr bool kPairTerms = true;
   template <class F>
   void for_each_cluster(F f) const {
     for (const CellSums& r : runs_)
       for (uint32_t k : r.cell) f(r.row[k]);
   }
-  // The common scope has no design weights: no finite population to correct for.
-  double finite_population_factor(const std::vector<bool>&) const { return 1.0; }
   template <class F>
   void for_each_entry(size_t run, F f) const {
     const CellSums& r = runs_[run];
@@ -454,14 +443,15 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
         n->assign(engine.clusters(), 1);
         for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p) (*n)[jack.members[p]] = 0;
       });
-  const double fpc = o.finite_population ? engine.finite_population_factor(used) : 1.0;
+  const double fpc = 1.0 - o.sampled_share;
   const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
                           double estimate, double lo, double hi) {
     const Spread s = scaled(
         spread_of(Replicates::of(b, at, b_count), o.confidence, estimate, lo, hi), estimate, fpc);
     if (left_out.count == 0) return s;
-    return detail::narrowed_to_jackknife(
-        s, estimate, detail::jackknife_variance(Replicates::of(j, at, left_out.count)));
+    return detail::pair_corrected(s, estimate,
+                                  detail::jackknife_variance(Replicates::of(j, at, left_out.count)),
+                                  o.confidence);
   };
   std::vector<std::vector<bool>> units(n_runs);
   for (size_t r = 0; r < n_runs; ++r) units[r] = groups_with_clusters(engine, r);

@@ -172,6 +172,38 @@ std::vector<double> inverse_size_design(const JoinedClusterings& j) {
   return d;
 }
 
+double sampled_share(const JoinedClusterings& j, const std::vector<double>& design,
+                     bool inverse_probabilities) {
+  const size_t n = j.n_a_clusters();
+  if (n == 0 || (!design.empty() && design.size() != n))
+    throw std::invalid_argument("clusterscore: sampled_share needs a design weight per cluster");
+  std::vector<uint64_t> size(n, 0);
+  std::vector<double> weight(n, 0.0);
+  uint64_t items = 0;
+  for (size_t i = 0; i < j.n_items(); ++i) {
+    items += j.count_of(i);
+    if (j.a_cluster[i] == kNone) continue;
+    size[j.a_cluster[i]] += j.count_of(i);
+    weight[j.a_cluster[i]] += j.weight[i];
+  }
+  const auto d = [&](size_t c) { return design.empty() ? 1.0 : design[c]; };
+  // π_c = scale / d_c: the weights as given, or scaled to estimate the population's items.
+  double scale = 1.0;
+  if (!inverse_probabilities) {
+    detail::KahanSum sized;
+    for (size_t c = 0; c < n; ++c) sized.add(d(c) * double(size[c]));
+    scale = sized.value() / double(items);
+  }
+  detail::KahanSum num, den;
+  for (size_t c = 0; c < n; ++c) {
+    const double term = d(c) * weight[c];
+    num.add(std::min(1.0, scale / d(c)) * term * term);
+    den.add(term * term);
+  }
+  const double f = num.value() / den.value();
+  return std::isfinite(f) ? std::clamp(f, 0.0, 1.0) : 0.0;
+}
+
 MetricTable Comparison::cell_counts() const {
   return family_kernel(family_).cell_counts(cells_, marginals());
 }

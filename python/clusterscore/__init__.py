@@ -11,6 +11,8 @@
 - `plan_pairs(base, exp, half_width=H)`: how many pairs to draw and judge for intervals
   of half-width H (docs/metrics.md, judging).
 - `report(result, path)`: one self-contained HTML file of any of those results.
+- `CommonScopeWarning`: warned by `evaluate` and `compare` in the common scope when actual
+  items lie outside the truth (precision then speaks of the common items only).
 - `set_threads(n)`: how many threads the core uses (default: one per core; results
   are the same for any number).
 - `release_memory()`: hand the big arrays kept for reuse back to the operating system.
@@ -27,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 # used, not at `import clusterscore`: numpy, pandas, pyarrow and the core take about a
 # second to load, and the command line must be able to answer Ctrl-C during that second.
 _HOME = {
+    "CommonScopeWarning": "_estimates",
     "Diff": "_diff", "diff": "_diff",
     "Evaluation": "_evaluate", "evaluate": "_evaluate",
     "report": "_html_report",
@@ -40,6 +43,7 @@ _HOME = {
 }  # fmt: skip
 
 __all__ = [
+    "CommonScopeWarning",
     "Diff",
     "Evaluation",
     "PairSample",
@@ -73,6 +77,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # what a type checker and an editor see
     from ._diff import Diff, diff
+    from ._estimates import CommonScopeWarning
     from ._evaluate import Evaluation, evaluate
     from ._html_report import report
     from ._memory import release_memory, set_huge_pages

@@ -67,6 +67,7 @@ def deltas(df: pd.DataFrame, title: str, by: str | None = None) -> Any:
     label = data["metric"] if by is None else data["metric"] + " · " + data[by].map(F.label)
     data = data.assign(label=label)
     keep = ["label", "estimate", "ci_low", "ci_high", "colour", "value_a", "value_b"]
+    keep += ["interval_note"] if data["interval_note"].notna().any() else []
     chart = estimates_with_intervals(data[keep], title)
     zero = alt.Chart(pd.DataFrame({"x": [0.0]})).mark_rule(strokeDash=[4, 4]).encode(x="x:Q")
     return alt.layer(zero, chart)

@@ -68,9 +68,9 @@ class Evaluation(Comparison):
         self.truth_scope = truth_scope
         self.average = average_of(average, truth_scope)
         self.bootstrap = BootstrapOptions(resamples, seed, confidence)
-        if truth_scope == "common" and _weighted(cluster_weights):
+        if truth_scope == "common" and _design_name(cluster_weights) == "inverse_size":
             raise ValueError(
-                f"{term('cluster_weights')} weight the truth's entities: they need"
+                f"{term('cluster_weights')} 'inverse_size' weighs the truth's entities: it needs"
                 f" {setting('truth_scope', 'entities')}"
             )
         # Read here when weights come from the truth's clusters, to name it in errors.
@@ -81,8 +81,17 @@ class Evaluation(Comparison):
         )
         design = design_weights(self, cluster_weights)
         self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
-        # Weights given per cluster are 1/π: the share of the population drawn is known.
-        self.finite_population = self.cluster_weights == "given"
+        # The share of the population's entities drawn, for the finite-population
+        # correction: from given 1/π_c; in the entities scope, else from the whole actual
+        # clustering's items. The common scope knows no population but one stated: its
+        # values are the sample's own, and given weights serve the correction only.
+        given = self.cluster_weights == "given"
+        self.sampled_share = 0.0
+        if truth_scope == "entities" or given:
+            weights = [] if design is None else np.asarray(design, dtype=np.float64).tolist()
+            self.sampled_share = self._core.sampled_share(weights, given)
+        if truth_scope == "common":
+            design = None
         if self.average == "entities":
             clusters = len(np.asarray(self._core.inverse_size_design()))
             design = per_entity(design, clusters, self._core.by_cluster(_core.Side.a))
@@ -162,22 +171,28 @@ class Evaluation(Comparison):
         sums = [_core.run_sums(self._core, grouping)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank,
-                                            self.finite_population)  # fmt: skip
+                                            self.sampled_share)  # fmt: skip
         self.clusters_resampled = result["clusters"]
-        d = result["values"]
-        cols: dict[str, Any] = {"metric": pa.array(d["metric"], pa.string())}
-        if labels_of is not None:
-            cols.update(labels_of(d["group"]))
-        for c in INTERVAL_COLUMNS:
-            cols[c] = _arrays.nan_as_null(d[c])  # NaN (undefined) → null
-        cols["interval_note"] = interval_notes(d["no_interval"])
-        return pa.table(cols)
+        return values_table(result["values"], labels_of)
+
+    def hold_intervals(self, by: tuple[str, ...] | None, table: pa.Table, clusters: int) -> None:
+        """Keeps `table` as `intervals(by)`: this run's rows of a paired bootstrap that drew
+        the same resamples (a comparison's), so that they are not drawn again."""
+        self._intervals.setdefault(by, table)
+        self.clusters_resampled = clusters
 
 
-def _weighted(cluster_weights: Any) -> bool:
-    return cluster_weights is not None and not (
-        isinstance(cluster_weights, str) and cluster_weights == "uniform"
-    )
+def values_table(d: dict[str, Any], labels_of: Any, run: int | None = None) -> pa.Table:
+    """A bootstrap's value rows (of run `run`; None: all) as intervals() gives them."""
+    if run is not None:
+        d = {k: np.asarray(v)[np.asarray(d["run"]) == run] for k, v in d.items()}
+    cols: dict[str, Any] = {"metric": pa.array(d["metric"], pa.string())}
+    if labels_of is not None:
+        cols.update(labels_of(d["group"]))
+    for c in INTERVAL_COLUMNS:
+        cols[c] = _arrays.nan_as_null(d[c])  # NaN (undefined) → null
+    cols["interval_note"] = interval_notes(d["no_interval"])
+    return pa.table(cols)
 
 
 def _design_name(cluster_weights: Any) -> str:
@@ -206,9 +221,10 @@ def evaluate(
 
     `truth_scope`: "common" scores the items in both clusterings; "entities" treats each
     truth cluster as a complete entity and estimates the whole actual clustering.
-    `cluster_weights` (entities scope): the truth clusters' design weights, "uniform"
-    (entities drawn with equal probability), "inverse_size" (drawn in proportion to their
-    size), or a mapping / table cluster_id → weight (1 / inclusion probability).
+    `cluster_weights`: the truth clusters' design weights, "uniform" (entities drawn with
+    equal probability), "inverse_size" (drawn in proportion to their size; entities scope),
+    or a mapping / table cluster_id → weight (1 / inclusion probability; in the common
+    scope they only correct the intervals for the share of the population drawn).
     `average` (entities scope): "items" (the default) makes every value a mean over
     items, "entities" a mean over entities, each truth cluster's own mean counted by its
     design weight alone (its items weighed by design weight / the cluster's weight), as

@@ -220,6 +220,12 @@ def _interval_rows(intervals: pd.DataFrame, label: str = "metric") -> pd.DataFra
     return intervals.assign(label=intervals[label].map(F.label))
 
 
+def _noted(df: pd.DataFrame, columns: list[str]) -> list[str]:
+    """`columns`, and `interval_note` when some row has no interval: the reason shows in
+    the table and in the chart's tooltip, where the row has a point and no rule."""
+    return columns + ["interval_note"] if df["interval_note"].notna().any() else columns
+
+
 def _evaluation(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
     _coverage(page, ev.coverage, ev.roles)
     if (caveat := common_scope_caveat(ev)) is not None:
@@ -227,18 +233,19 @@ def _evaluation(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
     iv = ev.intervals()
     page.section(f"Overall ({ev.estimand})")
     page.chart("overall", C.estimates_with_intervals(
-        _interval_rows(iv)[["label", "estimate", "std_error", "ci_low", "ci_high"]],
+        _interval_rows(iv)[_noted(iv, ["label", "estimate", "std_error", "ci_low", "ci_high"])],
         f"Every metric with its {level(ev.bootstrap.confidence)} interval"))  # fmt: skip
-    page.table(iv, ["metric", "estimate", "std_error", "ci_low", "ci_high"], labels=["metric"])
+    page.table(iv, _noted(iv, ["metric", "estimate", "std_error", "ci_low", "ci_high"]),
+               labels=["metric"])  # fmt: skip
     for name in slices:
         by = ev.intervals(by=name)
         by = by[by["metric"].isin(["precision", "recall", "f1"])]
         page.section(f"Per {name}")
         page.chart(f"slice-{name}", C.estimates_with_intervals(
             _interval_rows(by, name).assign(label=lambda d: d["metric"] + " · " + d["label"])[
-                ["label", "estimate", "ci_low", "ci_high"]], f"Precision, recall and F1 per {name}"
-        ))  # fmt: skip
-        page.table(by, [name, "metric", "estimate", "std_error", "ci_low", "ci_high"],
+                _noted(by, ["label", "estimate", "ci_low", "ci_high"])],
+            f"Precision, recall and F1 per {name}"))  # fmt: skip
+        page.table(by, _noted(by, [name, "metric", "estimate", "std_error", "ci_low", "ci_high"]),
                    labels=[name, "metric"])  # fmt: skip
     clusters = {side: ev.per_cluster(side) for side in ev.roles}
     page.section("By cluster size")
@@ -268,10 +275,10 @@ def _comparison(page: Page, rc: RunComparison, slices: Sequence[str]) -> None:
                          for name, e in rc.evaluations.items()])  # fmt: skip
     per_run = per_run.assign(label=per_run["run"] + " · " + per_run["label"])
     page.chart("runs", C.estimates_with_intervals(
-        per_run[["label", "estimate", "ci_low", "ci_high"]], "Every run's metrics"))  # fmt: skip
-    page.table(
-        per_run, ["run", "metric", "estimate", "ci_low", "ci_high"], labels=["run", "metric"]
-    )
+        per_run[_noted(per_run, ["label", "estimate", "ci_low", "ci_high"])],
+        "Every run's metrics"))  # fmt: skip
+    page.table(per_run, _noted(per_run, ["run", "metric", "estimate", "ci_low", "ci_high"]),
+               labels=["run", "metric"])  # fmt: skip
     tables = {"overall": rc.deltas(), **{s: rc.deltas(s) for s in slices}}
     for key, df in tables.items():
         by = None if key == "overall" else key
@@ -289,8 +296,8 @@ def _comparison(page: Page, rc: RunComparison, slices: Sequence[str]) -> None:
             page.chart(f"deltas-{key}-{a}-{b}", C.deltas(part, title, by))
             marks = C.delta_colours(part, "pointwise").map(
                 {C.BETTER: "better", C.WORSE: "worse", C.UNSURE: "unsure"})  # fmt: skip
-            cols = ([by] if by else []) + ["metric", "value_a", "value_b", "delta", "std_error",
-                                          "ci_low", "ci_high"]  # fmt: skip
+            shown = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
+            cols = _noted(part, ([by] if by else []) + shown)
             page.table(part, cols, labels=([by] if by else []) + ["metric"], marks=marks)
 
 

@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from . import _arrays, _core
 from ._estimates import BootstrapOptions, interval_notes, most_interval_groups, scope_of
-from ._evaluate import Evaluation
+from ._evaluate import Evaluation, values_table
 from ._io import load_clustering, load_items
 from ._progress import step
 from ._two_clusterings import reading
@@ -161,9 +161,18 @@ class RunComparison:
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             # The runs share the truth, and so its clusters' order.
             rank = evals[0].cluster_rank
-            fpc = evals[0].finite_population
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank, fpc)
+            share = evals[0].sampled_share
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank, share)
         self.clusters_resampled = result["clusters"]
+        # Each run's values came from the same resamples as its own bootstrap would draw:
+        # kept as its intervals, unless the grouping was cut to fewer values than its own.
+        key = None if column is None else (column,) if isinstance(column, str) else tuple(column)
+        if column is None or all(int(g.n_groups) < most for g, _ in groupings):
+            labels_of = None if column is None else groupings[0][1]
+            for run, e in enumerate(evals):
+                if e.bootstrap == self.bootstrap and e.sampled_share == share:
+                    table = values_table(result["values"], labels_of, run)
+                    e.hold_intervals(key, table, result["clusters"])
         d = result["deltas"]
         # Every run groups the same items table the same way: the first run's labels serve.
         labels = {} if column is None else groupings[0][1](d["group"])

@@ -154,9 +154,10 @@ ClusterWeightsOpt = Annotated[
     str | None,
     typer.Option(
         "--cluster-weights",
-        help="Design weights of the truth clusters (entities scope): uniform (drawn with equal"
-        " probability), inverse_size (drawn in proportion to size), or a file with columns"
-        " cluster_id, weight (1 / inclusion probability).",
+        help="Design weights of the truth clusters: uniform (drawn with equal probability),"
+        " inverse_size (drawn in proportion to size; entities scope), or a file with columns"
+        " cluster_id, weight (1 / inclusion probability; in the common scope these only"
+        " correct the intervals for the share of the population drawn).",
     ),
 ]
 

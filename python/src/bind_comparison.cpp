@@ -32,8 +32,8 @@ void put_spread(nb::dict& d, const std::vector<Spread>& s) {
 // The bootstrap's rows as columns (run and group indices, metric names): {"values": each
 // run's estimates, "deltas": each pair's}.
 nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed, double confidence,
-                        std::vector<uint32_t> cluster_rank, bool finite_population) {
-  const BootstrapOptions o{resamples, seed, confidence, std::move(cluster_rank), finite_population};
+                        std::vector<uint32_t> cluster_rank, double sampled_share) {
+  const BootstrapOptions o{resamples, seed, confidence, std::move(cluster_rank), sampled_share};
   BootstrapResult r;
   if (sums.size() > 0 && nb::isinstance<CellSums>(sums[0])) {
     std::vector<CellSums> runs;
@@ -258,7 +258,7 @@ void bind_comparison(nb::module_& m) {
       });
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
         nb::arg("confidence"), nb::arg("cluster_rank") = std::vector<uint32_t>{},
-        nb::arg("finite_population") = false);
+        nb::arg("sampled_share") = 0.0);
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })
@@ -282,6 +282,12 @@ void bind_comparison(nb::module_& m) {
       .def("set_design", &Comparison::set_design, nb::arg("design"))
       .def("inverse_size_design",
            [](const Comparison& c) { return to_numpy(inverse_size_design(c.joined())); })
+      .def(
+          "sampled_share",
+          [](const Comparison& c, const std::vector<double>& design, bool inverse_probabilities) {
+            return sampled_share(c.joined(), design, inverse_probabilities);
+          },
+          nb::arg("design"), nb::arg("inverse_probabilities"))
       .def("coverage", &Comparison::coverage)
       .def("impact", &Comparison::impact)
       .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })

@@ -17,8 +17,8 @@
 // truth cluster c' but only one copy of its own (copies of one cluster are one entity, not
 // a false merge), and the cell counts n times in every mean (CellSums). Redrawing overstates
 // the part of the spread that pairs of truth clusters make, so there the spread is then
-// narrowed to a delete-one (or, past 200 clusters, delete-a-group) jackknife's
-// (detail/jackknife.h).
+// brought to the design's, estimated from it and a delete-one (or, past 200 clusters,
+// delete-a-group) jackknife's (detail::pair_corrected).
 #pragma once
 
 #include <cstddef>
@@ -75,19 +75,19 @@ struct BootstrapOptions {
   // a seed's resamples independent of the row order of the input and of the engine that
   // numbered them.
   std::vector<uint32_t> cluster_rank;
-  // The runs' design weights are inverse inclusion probabilities 1/π_c (ClusterSums): the
-  // n truth clusters drawn are then a share f = n / Σ_c 1/π_c of the population's, and
-  // every variance is multiplied by 1 − f (the finite-population correction), so that a
-  // truth of half the entities does not claim the spread of a small sample.
-  bool finite_population = false;
+  // The share f of the population's entities the truth clusters are (sampled_share in
+  // comparison.h; 0 where unknown or in the common scope): every variance is multiplied by
+  // 1 − f (the finite-population correction), so that a truth of half the entities does
+  // not claim the spread of a small sample. In [0, 1].
+  double sampled_share = 0;
 };
 
 // The spread of a statistic over the resamples where it is defined: its standard
 // deviation (n − 1 in the denominator; NaN under 2 resamples) and its percentile interval
 // at `confidence` moved by (full-sample value − median of the resamples), so that it is
 // centred as the estimate is (quantiles interpolate linearly between order statistics,
-// as numpy's default); for CellSums, then narrowed to the jackknife's variance
-// (detail::narrowed_to_jackknife).
+// as numpy's default); for CellSums, then brought to the design's variance and widened to
+// hold estimate ± z·SE (detail::pair_corrected).
 //
 // Every interval is honest (docs/metrics.md, intervals): it lies within the metric's range
 // ([0, 1] for a value, [-1, 1] for a delta) and holds the estimate; where a group holds

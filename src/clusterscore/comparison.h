@@ -124,4 +124,17 @@ class Comparison {
 // design weights of entities drawn with probability proportional to their size.
 std::vector<double> inverse_size_design(const JoinedClusterings& j);
 
+// The share f of the population that A's clusters (the truth, a sample of entities) are,
+// for the finite-population correction (BootstrapOptions::sampled_share): in [0, 1].
+// `design` per A cluster (empty: all 1). With `inverse_probabilities` the weights are
+// 1/π_c. Otherwise they are only proportional to 1/π_c (uniform, inverse_size), and the
+// scale comes from the population's items, every item of A and B (the entities scope
+// reads the whole actual clustering as the population): scaled to 1/π_c the weights must
+// estimate that count, Σ_c |c|·d_c. The variance of a design-weighted sum without
+// replacement is Σ_c (1 − π_c)·(d_c·y_c)², of the bootstrap's Σ_c (d_c·y_c)²: f is the
+// mean of π_c (at most 1) weighted by (d_c·w(c))², a cluster's weight standing in for its
+// term y_c. Uniform: the truth's share of the items. O(items).
+double sampled_share(const JoinedClusterings& j, const std::vector<double>& design,
+                     bool inverse_probabilities);
+
 }  // namespace clusterscore

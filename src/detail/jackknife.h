@@ -1,6 +1,6 @@
 // The delete-a-group jackknife over truth clusters (bootstrap.cpp): which clusters each
 // replicate leaves out, the variance of a statistic from its replicates, and the
-// bootstrap's spread narrowed to it.
+// bootstrap's spread brought to the design's with it.
 #pragma once
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "clusterscore/bootstrap.h"
 #include "clusterscore/clustering.h"
 #include "detail/deviations.h"
+#include "detail/normal.h"
 
 namespace clusterscore::detail {
 
@@ -60,25 +61,26 @@ inline double jackknife_variance(const std::vector<double>& left_out) {
   return d.squares * double(d.n - 1) / double(d.n);
 }
 
-// The bootstrap's spread `s` of a statistic narrowed to its jackknife variance, for the
-// pairs of truth clusters a common-scope estimate depends on (docs/metrics.md, intervals).
-// A pair term's resampled factor n_a·n_b has variance 3 where the sample design's is about
-// 1, while the terms of one cluster have the same variance in both: to first order the
-// bootstrap's variance is L + 3P, the delete-one jackknife's L + 2P (conservative, as the
-// Efron-Stein inequality says) and the design's L + P. 2·jackknife − bootstrap estimates
-// L + P, but the pair metrics' estimates have heavier tails than a normal's, and its
-// intervals under-covered in simulation (tests/python/test_entities_simulation.py), where
-// the jackknife's cover 93-97%. Kept within [bootstrap / 3, bootstrap]: never wider than
-// the bootstrap's spread, nor narrower than the design's can be. The variance scales the
-// standard error and the interval's distances from the estimate, so the percentile
-// interval keeps its shape.
-inline Spread narrowed_to_jackknife(Spread s, double estimate, double jackknife) {
+// The bootstrap's spread `s` of a statistic brought to the variance of the sample design,
+// for the pairs of truth clusters a common-scope estimate depends on (docs/metrics.md,
+// intervals). A pair term's resampled factor n_a·n_b has variance 3 where the sample
+// design's is about 1, while the terms of one cluster have the same variance in both: to
+// first order the bootstrap's variance is L + 3P, the delete-one jackknife's L + 2P, and
+// the design's L + P = 2·jackknife − bootstrap, kept within [bootstrap / 3, bootstrap]
+// (all pairs, none). The variance scales the standard error and the percentile interval's
+// distances from the estimate; the interval is then widened to hold estimate ± z·SE. Where
+// a few pairs carry a statistic (a slice's precision delta moved by two false merges), the
+// resamples see fewer of them than the sample (a pair needs both its clusters drawn), and
+// the moved percentile interval lay beside the estimate: in simulation it covered 45% of
+// the precision deltas of slices of 30 truth clusters, the widened one 99%.
+inline Spread pair_corrected(Spread s, double estimate, double jackknife, double confidence) {
   const double boot = s.std_error * s.std_error;
   if (!(boot > 0) || std::isnan(jackknife)) return s;
-  const double k = std::sqrt(std::clamp(jackknife, boot / 3, boot) / boot);
+  const double k = std::sqrt(std::clamp(2 * jackknife - boot, boot / 3, boot) / boot);
+  const double z = normal_quantile(1 - (1 - confidence) / 2);
   s.std_error *= k;
-  s.ci_low = estimate + (s.ci_low - estimate) * k;
-  s.ci_high = estimate + (s.ci_high - estimate) * k;
+  s.ci_low = std::min(estimate + (s.ci_low - estimate) * k, estimate - z * s.std_error);
+  s.ci_high = std::max(estimate + (s.ci_high - estimate) * k, estimate + z * s.std_error);
   return s;
 }
 

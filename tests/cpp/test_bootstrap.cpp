@@ -5,7 +5,9 @@
 #include <random>
 
 #include "clusterscore/bootstrap.h"
+#include "clusterscore/comparison.h"
 #include "detail/jackknife.h"
+#include "detail/normal.h"
 #include "detail/random.h"
 #include "helpers.h"
 
@@ -387,21 +389,27 @@ TEST(Jackknife, GroupsPartitionTheUsedClustersByRank) {
   }
 }
 
-// Narrowed to the jackknife: the interval keeps its shape around the estimate, never gets
-// wider than the bootstrap's, nor narrower than a third of its variance.
-TEST(Jackknife, NarrowingScalesTheSpreadWithinItsBounds) {
-  const Spread boot{0.2, 0.5, 1.3, 100};  // estimate 0.9: 0.4 below, 0.4 above
-  const Spread part = detail::narrowed_to_jackknife(boot, 0.9, 0.0225);  // k = 3/4
-  EXPECT_NEAR(part.std_error, 0.15, 1e-15);
-  EXPECT_NEAR(part.ci_low, 0.6, 1e-15);
-  EXPECT_NEAR(part.ci_high, 1.2, 1e-15);
+// Brought to 2·jackknife − bootstrap: the interval keeps its shape around the estimate
+// unless estimate ± z·SE reaches further; never wider than the bootstrap's, nor narrower
+// than a third of its variance.
+TEST(Jackknife, PairCorrectionScalesTheSpreadWithinItsBounds) {
+  const Spread boot{0.2, 0.6, 1.2, 100};  // estimate 0.9: 0.3 below and above; z·SE 0.392
+  const Spread part = detail::pair_corrected(boot, 0.9, 0.0325, 0.95);  // 2J − B = 0.025
+  const double k = std::sqrt(0.025 / 0.04), z = detail::normal_quantile(0.975);
+  EXPECT_NEAR(part.std_error, 0.2 * k, 1e-15);
+  EXPECT_NEAR(part.ci_low, 0.9 - z * 0.2 * k, 1e-15);  // z·SE beyond the scaled 0.3·k
+  EXPECT_NEAR(part.ci_high, 0.9 + z * 0.2 * k, 1e-15);
   EXPECT_EQ(part.resamples, 100u);
-  const Spread wider = detail::narrowed_to_jackknife(boot, 0.9, 0.09);
+  const Spread skewed{0.2, 0.1, 1.0, 100};  // 0.8 below: the percentile side stays
+  const Spread kept = detail::pair_corrected(skewed, 0.9, 0.0325, 0.95);
+  EXPECT_NEAR(kept.ci_low, 0.9 - 0.8 * k, 1e-15);
+  EXPECT_NEAR(kept.ci_high, 0.9 + z * 0.2 * k, 1e-15);
+  const Spread wider = detail::pair_corrected(boot, 0.9, 0.09, 0.95);
   EXPECT_DOUBLE_EQ(wider.std_error, boot.std_error);
-  EXPECT_DOUBLE_EQ(wider.ci_low, boot.ci_low);
-  const Spread least = detail::narrowed_to_jackknife(boot, 0.9, 0.0);
+  EXPECT_DOUBLE_EQ(wider.ci_low, 0.9 - z * 0.2);
+  const Spread least = detail::pair_corrected(boot, 0.9, 0.0, 0.95);
   EXPECT_DOUBLE_EQ(least.std_error, 0.2 / std::sqrt(3.0));
-  const Spread none = detail::narrowed_to_jackknife(boot, 0.9, std::nan(""));
+  const Spread none = detail::pair_corrected(boot, 0.9, std::nan(""), 0.95);
   EXPECT_EQ(none.std_error, boot.std_error);
 }
 
@@ -441,13 +449,13 @@ TEST(Bootstrap, EveryIntervalLiesInItsRangeAndHoldsItsEstimate) {
   for (const DeltaRow& d : b.rows) check(d.delta, d.spread, -1.0, 1.0);
 }
 
-TEST(Bootstrap, GivenInclusionProbabilitiesCorrectForTheSharePopulationDrawn) {
+TEST(Bootstrap, TheSharePopulationDrawnNarrowsTheSpread) {
   const Runs r({{7, 8, 7}, {1, 1, 1}});
   std::vector<ClusterSums> s = r.sums(false);
   for (ClusterSums& x : s) x.design = {4.0, 4.0};  // 2 clusters of a population of 8
   BootstrapOptions o{400, 9, 0.9};
   const BootstrapResult plain = paired_bootstrap(s, o);
-  o.finite_population = true;
+  o.sampled_share = 2.0 / 8;
   const BootstrapResult corrected = paired_bootstrap(s, o);
   const double k = std::sqrt(1 - 2.0 / 8);
   for (size_t i = 0; i < plain.rows.size(); ++i) {
@@ -458,4 +466,26 @@ TEST(Bootstrap, GivenInclusionProbabilitiesCorrectForTheSharePopulationDrawn) {
     EXPECT_NEAR(q.ci_low - d, (p.ci_low - d) * k, 1e-12);
     EXPECT_NEAR(q.ci_high - d, (p.ci_high - d) * k, 1e-12);
   }
+}
+
+TEST(Bootstrap, SampledShareFromTheDesignAndThePopulationsItems) {
+  // Truth: clusters of 1, 2 and 3 items (6 items); the actual clustering adds 14 items
+  // outside the truth: a population of 20 items.
+  std::vector<int64_t> ti = {0, 1, 2, 3, 4, 5}, tc = {1, 2, 2, 3, 3, 3};
+  std::vector<int64_t> ai(20), ac(20);
+  for (int64_t i = 0; i < 20; ++i) ai[size_t(i)] = i, ac[size_t(i)] = i / 4;
+  const JoinedClusterings j = join({"truth", cstest::ints(ti), cstest::ints(tc)},
+                                   {"actual", cstest::ints(ai), cstest::ints(ac)}, nullptr);
+  // Uniform: the truth's share of the items, 6 / 20.
+  EXPECT_NEAR(sampled_share(j, {}, false), 6.0 / 20, 1e-15);
+  // In proportion to size: π_c = n·|c| / items, each cluster's term d_c·|c| the same: the
+  // mean of π_c, again the truth's share of the items.
+  EXPECT_NEAR(sampled_share(j, inverse_size_design(j), false), 6.0 / 20, 1e-15);
+  // Unequal terms: π_c weighted by (d_c·|c|)², here 1/π_c = 4 for the single item and 1
+  // (drawn surely) for the others: (0.25·16 + 1·4 + 1·9) / (16 + 4 + 9).
+  EXPECT_NEAR(sampled_share(j, {4.0, 1.0, 1.0}, true), 17.0 / 29, 1e-15);
+  // Stated 1/π_c: n / Σ d_c, whatever the items.
+  EXPECT_NEAR(sampled_share(j, {4.0, 4.0, 4.0}, true), 0.25, 1e-15);
+  EXPECT_EQ(sampled_share(j, {0.5, 0.5, 0.5}, true), 1.0);  // more than all: all
+  EXPECT_THROW(sampled_share(j, {1.0}, true), std::invalid_argument);
 }

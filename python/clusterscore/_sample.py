@@ -96,13 +96,24 @@ class PairSample:
 
     def raters_table(self) -> pa.Table:
         """What raters see: both items' attributes side by side and an empty verdict
-        column; no pair kind (it would bias them) and no self pairs (never judged)."""
-        t = self._table.filter(pc.not_equal(self._table.column("kind"), "self"))
+        column, one row per pair however many orders it was drawn in; no pair kind (it
+        would bias them) and no self pairs (never judged)."""
+        t = self._table
+        shown = self.first_of_pair() & (t.column("kind").to_numpy(zero_copy_only=False) != "self")
+        t = t.filter(pa.array(shown))
         attrs = [c for c in t.column_names if c not in _CORE_COLUMNS]
         cols = {"item_i": t.column("item_i"), "item_j": t.column("item_j")}
         cols.update({c: t.column(c) for c in attrs})
         cols["verdict"] = pa.array([""] * t.num_rows, pa.string())
         return pa.table(cols)
+
+    def first_of_pair(self) -> np.ndarray:
+        """Per row, whether it is the first of its unordered pair: a pair drawn in both
+        orders is one pair to judge, shown once (its verdict serves both rows)."""
+        si, sj = self._table.column("item_i"), self._table.column("item_j")
+        as_string = not all(_arrays.is_integer(c) for c in (si, sj))
+        twin = _twins(*(_arrays.id_tuple(_arrays.normalize_ids(c, as_string)) for c in (si, sj)))
+        return np.asarray((twin == _NONE) | (twin > np.arange(len(twin))))
 
     def save_for_raters(self, path: str | Path) -> None:
         """Writes the pairs that need a verdict as CSV: both items' attributes side by
@@ -454,6 +465,21 @@ def _require_judgements(
             f"no verdict on any of the sample's {int(needs.sum()):,} pairs to judge: fill the"
             " verdict column (same / different / unsure) first"
         )
+    # Counted as raters see them: a pair drawn in both orders once.
+    blank, first = codes == _MISSING, sample.first_of_pair()
+    if (blank & needs & first).any():
+        per_class = ", ".join(
+            f"{name} {int((blank & first & (kind == code)).sum()):,}"
+            f" of {int((first & (kind == code)).sum()):,}"
+            for code, name in _CLASSES.items()
+            if (kind == code).any()
+        )
+        warnings.warn(
+            f"no verdict on {int((blank & needs & first).sum()):,} of the"
+            f" {int((needs & first).sum()):,} pairs to judge ({per_class}): the estimates rest"
+            " on the judged ones",
+            stacklevel=4,
+        )
     for code, name in _CLASSES.items():
         drawn = int(draws[kind == code].sum())
         used = int(draws[(kind == code) & judged].sum())
@@ -465,38 +491,73 @@ def _require_judgements(
             )
 
 
+_MOST_REPORTED = 10  # bad lines of a verdicts file named in its one-line error
+
+
 def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:
+    """Per pair of the sample, the core's code of its verdict (missing where none). A
+    verdict on (i, j) serves the pair in both orders. Every bad line (an unknown verdict,
+    a pair not in the sample, two different verdicts on one pair) is reported at once, the
+    first ten named, in one error."""
     src = load_table(verdicts, "verdicts", ("item_i", "item_j", "verdict"))
     t = src.table
     for c in ("item_i", "item_j", "verdict"):
         if c not in t.column_names:
             raise ValueError(f"{src.name}: no column {c!r} (columns: {', '.join(t.column_names)})")
     words = [("" if v is None else str(v).strip().lower()) for v in t.column("verdict").to_pylist()]
-    for row, w in enumerate(words):
-        if w and w not in VERDICTS:
-            raise ValueError(
-                f"{src.where(row)}: unknown verdict {w!r}; use same, different or unsure"
-            )
     vi, vj = t.column("item_i"), t.column("item_j")
     if src.kind == "csv":  # the raters' file as written (or its like): its ids made inert
         vi, vj = sheets.revive(vi), sheets.revive(vj)
     si, sj = sample.table.column("item_i"), sample.table.column("item_j")
     as_string = not all(_arrays.is_integer(c) for c in (si, sj, vi, vj))
-    arrays = [_arrays.normalize_ids(c, as_string) for c in (si, sj, vi, vj)]
-    ids = [_arrays.id_tuple(a) for a in arrays]
+    ids = [_arrays.id_tuple(_arrays.normalize_ids(c, as_string)) for c in (si, sj, vi, vj)]
     match: Any = _core.match_pairs(*ids)  # a uint32 array
     # A pair is unordered: raters may list (j, i) for the sampled (i, j).
     swapped: Any = _core.match_pairs(ids[0], ids[1], ids[3], ids[2])
     match = np.where(match == _NONE, swapped, match)
+    twin = _twins(ids[0], ids[1])
     codes = np.full(len(sample), _MISSING, dtype=np.uint8)
+    line_of = np.full(len(sample), -1, dtype=np.int64)  # the verdict's row, per pair
+    bad: list[tuple[list[int], str]] = []
     for row, (pair, w) in enumerate(zip(match, words, strict=True)):
         name = f"pair ({vi[row].as_py()!r}, {vj[row].as_py()!r})"
+        if w and w not in VERDICTS:
+            word = clip(repr(w), 40)
+            bad.append(([row], f"unknown verdict {word} (use same, different or unsure)"))
+            continue
         if pair == _NONE:
-            raise ValueError(f"{src.where(row)}: {name} is not in the sample")
+            bad.append(([row], f"{name} is not in the sample"))
+            continue
         if not w:
             continue
-        code = VERDICTS[w]
-        if codes[pair] != _MISSING and codes[pair] != code:
-            raise ValueError(f"{src.where(row)}: {name} has two different verdicts")
-        codes[pair] = code
+        rows = [pair] if twin[pair] == _NONE else [pair, int(twin[pair])]
+        for r in rows:
+            if codes[r] != _MISSING and codes[r] != VERDICTS[w]:
+                bad.append(([int(line_of[r]), row], f"{name} has two different verdicts"))
+                break
+            codes[r], line_of[r] = VERDICTS[w], row
+    if bad:
+        raise ValueError(_bad_lines(src, bad))
     return codes
+
+
+def _bad_lines(src: Any, bad: list[tuple[list[int], str]]) -> str:
+    """One line naming the first _MOST_REPORTED of `bad` (rows, what is wrong)."""
+
+    def lines(rows: list[int]) -> str:
+        at = [src.where(r).removeprefix(f"{src.name} ") for r in rows]
+        return at[0] if len(at) == 1 else f"{at[0]} and {at[1]}"
+
+    shown = "; ".join(f"{lines(rows)}: {what}" for rows, what in bad[:_MOST_REPORTED])
+    more = f"; and {len(bad) - _MOST_REPORTED:,} more" if len(bad) > _MOST_REPORTED else ""
+    if len(bad) == 1:
+        return f"{src.name} {shown}"
+    return f"{src.name}: {len(bad):,} bad lines: {shown}{more}"
+
+
+def _twins(i: Any, j: Any) -> np.ndarray:
+    """Per pair (i[r], j[r]) of a sample, the row holding the same pair in the other order
+    (NONE where there is none, and for a self pair)."""
+    twin = np.asarray(_core.match_pairs(i, j, j, i)).astype(np.int64)
+    twin[twin == np.arange(len(twin))] = _NONE
+    return twin

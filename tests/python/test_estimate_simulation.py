@@ -89,7 +89,8 @@ def run(ideal, d, unsure=0.0, stratified=False, sizes=None, flip=0.0, runs=None)
             s = sample_from_diff(d, 1500, seed, stable_pairs=1000)
         else:
             s = sample_from_diff(d, 2500, seed)
-        p = s.pairs
+        # The raters' rows: one per pair, whichever orders it was drawn in.
+        p = s.pairs[s.first_of_pair() & (s.pairs.kind != "self").to_numpy()]
         same = ideal[p.item_i.to_numpy()] == ideal[p.item_j.to_numpy()]
         rng = np.random.default_rng(10_000 + seed)
         same = same ^ (rng.random(len(p)) < flip)  # a noisy rater, once per distinct pair

@@ -151,3 +151,65 @@ def test_cli_sample_and_estimate(tmp_path, run_cli):
     p = run_cli("sample", tmp_path / "base.csv", tmp_path / "exp.csv", "--pairs", 0, "--seed", 1,
                 "--out", out)  # fmt: skip
     assert p.returncode == 2
+
+
+def test_a_pair_drawn_in_both_orders_is_one_pair_to_judge(sample, tmp_path):
+    pairs = sample.pairs
+    keys = set(zip(pairs.item_i, pairs.item_j, strict=True))
+    both = {(i, j) for i, j in keys if i != j and (j, i) in keys}
+    assert both  # this sample draws many pairs in both orders
+    shown = sample.raters_table().to_pandas()
+    unordered = {frozenset(k) for k in zip(shown.item_i, shown.item_j, strict=True)}
+    assert len(unordered) == len(shown)  # one row per pair
+    assert unordered == {frozenset((i, j)) for i, j in keys if i != j}
+    # One verdict per row of the raters' file serves both orders: the same estimates as a
+    # verdict written for every order drawn.
+    truth = dict(BASE)
+    word = ["same" if truth[i] == truth[j] else "different" for i, j in
+            zip(shown.item_i, shown.item_j, strict=True)]  # fmt: skip
+    once = cs.estimate(sample, shown[["item_i", "item_j"]].assign(verdict=word))
+    every = pairs[pairs.kind != "self"][["item_i", "item_j"]]
+    word = ["same" if truth[i] == truth[j] else "different" for i, j in
+            zip(every.item_i, every.item_j, strict=True)]  # fmt: skip
+    assert once == cs.estimate(sample, every.assign(verdict=word))
+
+
+def test_two_verdicts_on_one_pair_in_either_order_name_both_lines(sample, tmp_path):
+    shown = sample.raters_table().to_pandas()[["item_i", "item_j"]]
+    shown = shown[shown.item_i != shown.item_j].reset_index(drop=True)
+    v = shown.assign(verdict="same")
+    flipped = v.iloc[[3]].rename(columns={"item_i": "item_j", "item_j": "item_i"})
+    path = tmp_path / "judged.csv"
+    pd.concat([v, flipped.assign(verdict="different")]).to_csv(path, index=False)
+    last = len(v) + 2
+    with pytest.raises(ValueError, match=rf"judged.csv line 5 and line {last}: pair .* has two"):
+        cs.estimate(sample, path)
+
+
+def test_every_bad_line_is_reported_at_once(sample, tmp_path):
+    v = verdicts_for(sample)
+    v.loc[v.index[2], "verdict"] = "maybe"
+    v.loc[v.index[5], "verdict"] = "smae"
+    extra = pd.DataFrame({"item_i": [0], "item_j": [23], "verdict": ["same"]})
+    path = tmp_path / "judged.csv"
+    pd.concat([v, extra]).to_csv(path, index=False)
+    with pytest.raises(ValueError) as e:
+        cs.estimate(sample, path)
+    message = str(e.value)
+    assert "\n" not in message
+    assert "judged.csv: 3 bad lines: line 4: unknown verdict 'maybe'" in message
+    assert "line 7: unknown verdict 'smae'" in message
+    assert f"line {len(v) + 2}: pair ('0', '23') is not in the sample" in message
+    # Past ten, the rest are counted.
+    v["verdict"] = "nope"
+    v.to_csv(path, index=False)
+    with pytest.raises(ValueError, match=rf"{len(v)} bad lines: .*; and {len(v) - 10} more$"):
+        cs.estimate(sample, path)
+
+
+def test_pairs_without_a_verdict_are_counted_per_class(sample):
+    shown = sample.raters_table().to_pandas()
+    v = shown[["item_i", "item_j"]].assign(verdict="same").iloc[:5]
+    with pytest.warns(UserWarning, match=rf"no verdict on {len(shown) - 5} of the {len(shown)}"
+                      r" pairs to judge \(split \d+ of \d+, merge \d+ of \d+"):  # fmt: skip
+        cs.estimate(sample, v)

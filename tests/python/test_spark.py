@@ -151,26 +151,6 @@ def test_per_item_batches_come_a_partition_at_a_time(spark, monkeypatch) -> None
         got.per_item_batches(rows=0)
 
 
-@pytest.mark.parametrize("command", ["evaluate", "diff"])
-def test_cli_out_on_spark_writes_what_local_writes(run_cli, tmp_path, command: str) -> None:
-    data = EXAMPLE
-    runs = {"evaluate": ["truth.csv", "actual.csv"], "diff": ["actual.csv", "actual_v2.csv"]}
-    quiet = "--no-intervals" if command == "evaluate" else "--json"
-    args = [command, *(data / r for r in runs[command]), "--items", data / "items.csv",
-            "--slice", "country", quiet]  # fmt: skip
-    local = run_cli(*args, "--out", tmp_path / "local")
-    spark = run_cli(*args, "--out", tmp_path / "spark", "--engine", "spark",
-                    "--spark-master", "local[2]")  # fmt: skip
-    assert local.returncode == 0, local.stderr
-    assert spark.returncode == 0, spark.stderr
-    names = sorted(p.name for p in (tmp_path / "local").iterdir())
-    assert names == sorted(p.name for p in (tmp_path / "spark").iterdir())
-    roles = ("truth", "actual") if command == "evaluate" else ("base", "exp")
-    want = pd.read_parquet(tmp_path / "local" / "per_item.parquet")
-    got = pd.read_parquet(tmp_path / "spark" / "per_item.parquet")
-    assert_same(want, got, ["item_id", *(f"{r}_cluster" for r in roles)])
-
-
 def test_the_same_for_any_partitioning(spark) -> None:
     d = random_items(11)
     results = []
@@ -306,7 +286,9 @@ def _without_engine(summary: dict) -> dict:
 
 
 @pytest.mark.parametrize("command", ["evaluate", "compare", "diff"])
-def test_cli_engine_spark_says_what_local_says(run_cli, command: str) -> None:
+def test_cli_engine_spark_says_and_writes_what_local_does(run_cli, tmp_path, command: str) -> None:
+    """The same JSON on stdout and the same --out files (one Spark session per command:
+    each starts a JVM)."""
     data = EXAMPLE
     runs = {
         "evaluate": [data / "truth.csv", data / "actual.csv"],
@@ -316,12 +298,20 @@ def test_cli_engine_spark_says_what_local_says(run_cli, command: str) -> None:
     args = [command, *runs, "--items", data / "items.csv", "--slice", "country", "--json"]
     if command != "diff":
         args += ["--resamples", "200"]
-    local = run_cli(*args)
-    spark = run_cli(*args, "--engine", "spark", "--spark-master", "local[2]")
+    local = run_cli(*args, "--out", tmp_path / "local")
+    spark = run_cli(*args, "--out", tmp_path / "spark", "--engine", "spark",
+                    "--spark-master", "local[2]")  # fmt: skip
     assert local.returncode == 0, local.stderr
     assert spark.returncode == 0, spark.stderr
     want, got = _without_engine(json.loads(local.stdout)), _without_engine(json.loads(spark.stdout))
     assert_close(want, got)
+    names = sorted(p.name for p in (tmp_path / "local").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "spark").iterdir())
+    if command != "compare":
+        roles = ("truth", "actual") if command == "evaluate" else ("base", "exp")
+        want = pd.read_parquet(tmp_path / "local" / "per_item.parquet")
+        got = pd.read_parquet(tmp_path / "spark" / "per_item.parquet")
+        assert_same(want, got, ["item_id", *(f"{r}_cluster" for r in roles)])
 
 
 def assert_close(want: Any, got: Any, path: str = "") -> None:

@@ -46,9 +46,10 @@ class ClassWeights {
 // A class of judged pairs (within a stratum): the weighted mean of f over its judged
 // draws, each draw weighing its class weight c (judged share of the class, inverted), with
 // the standard error of this ratio estimator taking the distinct pair as the unit (its
-// draws share one verdict): Σ_p (c·d_p·g_p)² / W² · u/(u − 1), g_p = f_p − mean, u
-// distinct judged pairs. Also what the intervals need when the verdicts all agree: the
-// effective number of independent judgements (Kish: W² / Σ_p (c·d_p)²), the judged share
+// draws share one verdict, and so do the two orders of a pair: JudgedSample::unit):
+// Σ_u (Σ_{p∈u} c·d_p·g_p)² / W² · u/(u − 1), g_p = f_p − mean, u distinct judged units.
+// Also what the intervals need when the verdicts all agree: the effective number of
+// independent judgements (Kish: W² / Σ_u (Σ_{p∈u} c·d_p)²), the judged share
 // of the verdict x the estimand counts, and the mean size of f where x = 1 (f = size·x).
 struct Mean {
   std::optional<double> mean, std_error;
@@ -69,19 +70,33 @@ Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, uint8_t stratu
   detail::KahanSum w, wf, w2, wx, wxs, ws;
   Mean m;
   size_t units = 0;
+  // A unit's rows add up before squaring: with JudgedSample::unit, both orders of a pair.
+  const auto unit_of = [&](size_t p) { return s.unit.empty() ? p : size_t(s.unit[p]); };
+  std::vector<double> of_unit(s.unit.empty() ? 0 : s.kind.size(), 0.0);
+  std::vector<double> draws_of_unit(of_unit.size(), 0.0);  // for Kish's effective size
+  std::vector<bool> seen(of_unit.size(), false);
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
+    if (s.unit.empty()) {
+      ++units;
+    } else if (!seen[unit_of(p)]) {
+      seen[unit_of(p)] = true;
+      ++units;
+    }
     const double d = double(s.draws[p]) * cw(s, p);
     w.add(d);
     wf.add(d * f(p));
-    w2.add(d * d);
+    if (s.unit.empty())
+      w2.add(d * d);
+    else
+      draws_of_unit[unit_of(p)] += d;
     const double x = x_of ? x_of(p) : 0.0, size = size_of ? size_of(p) : 0.0;
     wx.add(d * x);
     wxs.add(d * x * size);
     ws.add(d * size);
     m.draws += s.draws[p];
-    ++units;
   }
+  for (double d : draws_of_unit) w2.add(d * d);
   if (w.value() <= 0) return m;
   const double mean = wf.value() / w.value();
   m.mean = mean;
@@ -94,8 +109,12 @@ Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, uint8_t stratu
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
     const double t = double(s.draws[p]) * cw(s, p) * (f(p) - mean);
-    v.add(t * t);
+    if (s.unit.empty())
+      v.add(t * t);
+    else
+      of_unit[unit_of(p)] += t;
   }
+  for (double t : of_unit) v.add(t * t);
   const double u = double(units);
   m.std_error = std::sqrt(v.value() / (w.value() * w.value()) * u / (u - 1));
   return m;
@@ -197,8 +216,10 @@ Estimate sum(const std::string& name, const Estimate& a, const Estimate& b, doub
 std::vector<Estimate> estimate(const JudgedSample& s) {
   const size_t n = s.kind.size();
   if (s.stratum.size() != n || s.draws.size() != n || s.U.size() != n || s.B.size() != n ||
-      s.E.size() != n || s.verdict.size() != n)
+      s.E.size() != n || s.verdict.size() != n || (!s.unit.empty() && s.unit.size() != n))
     throw std::invalid_argument("clusterscore: judged sample columns differ in length");
+  for (uint32_t u : s.unit)
+    if (u >= n) throw std::invalid_argument("clusterscore: a pair's unit is past the pairs");
   const ClassWeights cw(s);
   const SampleTotals& t = s.totals;
   const uint8_t stable_stratum = s.mode == SampleMode::kStratified ? 1 : 0;

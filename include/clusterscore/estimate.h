@@ -24,6 +24,10 @@ struct JudgedSample {
   std::span<const Verdict> verdict;
   SampleTotals totals;
   SampleMode mode = SampleMode::kPlain;  // distance only: no stable estimate, no delta_precision
+  // Per pair, its unit of the standard error: the row of its unordered pair's first order
+  // (a pair drawn as (i, j) and as (j, i) has one verdict, so its rows vary together).
+  // Empty: every row its own unit.
+  std::span<const uint32_t> unit;
 };
 
 // An estimate with its standard error and 95% interval; absent (nullopt) when no judged
@@ -40,12 +44,12 @@ struct Estimate {
 // good/bad distance, affected good/bad index, delta_precision, good/bad split and merge
 // rates. Unsure and missing verdicts are dropped and each class (split, merge, other
 // stable) re-weighted to keep its sampled total. Self pairs are not estimated: their part
-// (totals.self_mass, self_delta) is known. Standard errors take the distinct pair as the
-// unit. Intervals: Wilson-type on the effective number of judgements for the distances
-// and indices (never of zero width unless exact), normal elsewhere but no narrower than
-// the Wilson width of the judged share, all within the metric's range ([0, multiplier],
-// [0, 1] for rates, [−1, 1] for delta_precision). Throws std::invalid_argument on
-// inconsistent lengths. O(pairs).
+// (totals.self_mass, self_delta) is known. Standard errors take the distinct unordered pair
+// (JudgedSample::unit) as the unit. Intervals: Wilson-type on the effective number of judgements
+// for the distances and indices (never of zero width unless exact), normal elsewhere but no
+// narrower than the Wilson width of the judged share, all within the metric's range ([0,
+// multiplier], [0, 1] for rates, [−1, 1] for delta_precision). Throws std::invalid_argument on
+// inconsistent lengths or a unit past the pairs. O(pairs).
 std::vector<Estimate> estimate(const JudgedSample& sample);
 
 // The share of i ≡ j among the judged split, merge and stable non-self pairs: the class

@@ -58,6 +58,7 @@ class PairSample:
     def __init__(self, pairs: pa.Table, meta: dict[str, Any]) -> None:
         self._table = pairs
         self.meta = meta
+        self._units: np.ndarray | None = None
 
     @property
     def pairs(self) -> pd.DataFrame:
@@ -110,10 +111,19 @@ class PairSample:
     def first_of_pair(self) -> np.ndarray:
         """Per row, whether it is the first of its unordered pair: a pair drawn in both
         orders is one pair to judge, shown once (its verdict serves both rows)."""
-        si, sj = self._table.column("item_i"), self._table.column("item_j")
-        as_string = not all(_arrays.is_integer(c) for c in (si, sj))
-        twin = _twins(*(_arrays.id_tuple(_arrays.normalize_ids(c, as_string)) for c in (si, sj)))
-        return np.asarray((twin == _NONE) | (twin > np.arange(len(twin))))
+        return np.asarray(self.units() == np.arange(len(self)))
+
+    def units(self) -> np.ndarray:
+        """Per row, the row of its unordered pair's first order (uint32): the unit that
+        one verdict, and the standard error, count once."""
+        if self._units is None:
+            si, sj = self._table.column("item_i"), self._table.column("item_j")
+            as_string = not all(_arrays.is_integer(c) for c in (si, sj))
+            ids = (_arrays.id_tuple(_arrays.normalize_ids(c, as_string)) for c in (si, sj))
+            twin = _twins(*ids)
+            row = np.arange(len(twin))
+            self._units = np.where((twin != _NONE) & (twin < row), twin, row).astype(np.uint32)
+        return self._units
 
     def save_for_raters(self, path: str | Path) -> None:
         """Writes the pairs that need a verdict as CSV: both items' attributes side by
@@ -160,7 +170,7 @@ class PairSample:
         """The core's judged sample: these pairs with `verdicts` (the core's codes, one per
         pair); `codes`: this sample's codes() when the caller has them already."""
         return _core.JudgedSample(*(codes or self.codes()), verdicts, self.meta["totals"],
-                                  mode_of(self.meta["mode"]))  # fmt: skip
+                                  mode_of(self.meta["mode"]), self.units())  # fmt: skip
 
     def codes(self) -> Codes:
         """The sample as the core reads it: kind, stratum, draws, U_i, B_i, E_i."""

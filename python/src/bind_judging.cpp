@@ -86,18 +86,20 @@ struct BoundJudgedSample {
   Array<uint64_t> draws;
   Array<double> U, B, E;
   Array<uint8_t> verdict;
+  std::optional<Array<uint32_t>> unit;
   JudgedSample sample;
 
   BoundJudgedSample(Array<uint8_t> kind_, Array<uint8_t> stratum_, Array<uint64_t> draws_,
                     Array<double> U_, Array<double> B_, Array<double> E_, Array<uint8_t> verdict_,
-                    const nb::dict& totals, SampleMode mode)
+                    const nb::dict& totals, SampleMode mode, std::optional<Array<uint32_t>> unit_)
       : kind(std::move(kind_)),
         stratum(std::move(stratum_)),
         draws(std::move(draws_)),
         U(std::move(U_)),
         B(std::move(B_)),
         E(std::move(E_)),
-        verdict(std::move(verdict_)) {
+        verdict(std::move(verdict_)),
+        unit(std::move(unit_)) {
     const size_t n = kind.shape(0);
     for (size_t len :
          {stratum.shape(0), draws.shape(0), U.shape(0), B.shape(0), E.shape(0), verdict.shape(0)})
@@ -116,6 +118,7 @@ struct BoundJudgedSample {
     sample.B = {B.data(), n};
     sample.E = {E.data(), n};
     sample.verdict = {reinterpret_cast<const Verdict*>(verdict.data()), n};
+    if (unit) sample.unit = {unit->data(), size_t(unit->shape(0))};
     sample.totals = totals_of(totals);
     sample.mode = mode;
   }
@@ -177,9 +180,11 @@ void bind_judging(nb::module_& m) {
       .value("distance_only", SampleMode::kDistanceOnly);
   nb::class_<BoundJudgedSample>(m, "JudgedSample")
       .def(nb::init<Array<uint8_t>, Array<uint8_t>, Array<uint64_t>, Array<double>, Array<double>,
-                    Array<double>, Array<uint8_t>, const nb::dict&, SampleMode>(),
+                    Array<double>, Array<uint8_t>, const nb::dict&, SampleMode,
+                    std::optional<Array<uint32_t>>>(),
            nb::arg("kind"), nb::arg("stratum"), nb::arg("draws"), nb::arg("U"), nb::arg("B"),
-           nb::arg("E"), nb::arg("verdict"), nb::arg("totals"), nb::arg("mode"))
+           nb::arg("E"), nb::arg("verdict"), nb::arg("totals"), nb::arg("mode"),
+           nb::arg("unit").none() = nb::none())
       .def("estimate", &estimate_list)
       .def("shares", &shares_dict)
       .def("contributions", &contributions_dict, nb::arg("values"));

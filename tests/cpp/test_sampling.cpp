@@ -100,6 +100,29 @@ TEST(Estimate, HandComputedMeansAndErrors) {
   EXPECT_FALSE(estimate(s)[2].estimate.has_value());
 }
 
+TEST(Estimate, BothOrdersOfAPairAreOneUnit) {
+  // Rows 0 and 1 are (i, j) and (j, i), drawn 2 and 1 times, judged different (one
+  // verdict); row 2 is another pair, judged same, drawn once. As one unit the two rows'
+  // terms add before squaring: u = 2 units, not 3.
+  std::vector<PairKind> kind(3, PairKind::kSplit);
+  std::vector<uint8_t> stratum(3, 0);
+  std::vector<uint64_t> draws = {2, 1, 1};
+  std::vector<double> U = {4, 4, 4}, B = {2, 2, 2}, E = {3, 3, 3};
+  std::vector<Verdict> v = {Verdict::kDifferent, Verdict::kDifferent, Verdict::kSame};
+  std::vector<uint32_t> unit = {0, 0, 2};
+  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain, unit};
+  s.totals.split_distance = 1.0;
+  const double m = 3.0 / 4;  // mean of "different" over 4 draws
+  const double paired = (std::pow(3 * (1 - m), 2) + std::pow(m, 2)) / 16 * 2.0;
+  EXPECT_NEAR(*estimate(s)[0].std_error, std::sqrt(paired), 1e-15);
+  s.unit = {};
+  const double apart = (std::pow(2 * (1 - m), 2) + std::pow(1 - m, 2) + m * m) / 16 * 1.5;
+  EXPECT_NEAR(*estimate(s)[0].std_error, std::sqrt(apart), 1e-15);
+  std::vector<uint32_t> past = {0, 0, 3};
+  s.unit = past;
+  EXPECT_THROW(estimate(s), std::invalid_argument);
+}
+
 TEST(Estimate, AgreeingVerdictsStillGiveAnIntervalWithinRange) {
   // Ten split pairs, every one judged "different": all good splits.
   std::vector<PairKind> kind(10, PairKind::kSplit);

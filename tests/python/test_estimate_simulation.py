@@ -5,12 +5,14 @@ force), the 95% intervals cover it in 93-97% of runs, and the reported standard 
 0.85-1.15 of the estimates' spread: with draws from one stratum or two, with 30% of verdicts
 unsure at random, and with unsure rates that differ by class.
 
-The standard error takes the distinct pair as its unit (its draws share one verdict). With
-raters who flip 10% of verdicts on a diff small enough that pairs repeat, that is what keeps
-the intervals honest about the noisy verdicts' own estimand. With raters who never err, a pair
-drawn many times makes it conservative: these worlds are large enough that pairs seldom
-repeat, as in real diffs (in a tenth of this size, two strata gave SE/SD up to 1.14 and
-coverage up to 97.5%).
+The standard error takes the distinct unordered pair as its unit (its draws, in either
+order, share one verdict). With raters who flip 10% of verdicts on a diff small enough that
+pairs repeat, that is what keeps the intervals honest about the noisy verdicts' own
+estimand. With raters who never err, a pair drawn many times makes it conservative (no
+replicated verdicts measure the raters here): these worlds are large enough that pairs
+seldom repeat, as in real diffs, but two strata and the noisy world draw enough pairs in
+both orders to cover up to 97.2% (in a tenth of this size, two strata gave SE/SD up to
+1.14 and coverage up to 97.5%).
 
 Small samples (50 pairs in all; 20 stable pairs beside 2,000 diff pairs, and the reverse),
 verdicts all of one kind, and heavy-tailed weights: coverage at least 90% (93% with heavy
@@ -114,7 +116,9 @@ def setting():
     return world(BLOCKS)
 
 
-def assert_unbiased_and_honest(rows, exact):
+def assert_unbiased_and_honest(rows, exact, most=0.97):
+    """`most`: the highest coverage allowed (the distinct-pair form without replicated
+    verdicts is conservative where pairs repeat)."""
     for k in ESTIMATES:
         est = np.array([r["estimate"] for r in rows[k]], dtype=float)
         lo = np.array([r["ci_low"] for r in rows[k]], dtype=float)
@@ -127,7 +131,7 @@ def assert_unbiased_and_honest(rows, exact):
         assert abs(est.mean() - exact[k]) <= 4 * se_of_mean + 1e-12, (k, est.mean(), exact[k])
         assert est.std() > 0, k
         coverage = np.mean((lo - 1e-12 <= exact[k]) & (exact[k] <= hi + 1e-12))
-        assert 0.93 <= coverage <= 0.97, (k, coverage)
+        assert 0.93 <= coverage <= most, (k, coverage)
         se = np.array([r["std_error"] for r in rows[k]], dtype=float)
         assert 0.85 <= se.mean() / est.std(ddof=1) <= 1.15, (k, se.mean() / est.std(ddof=1))
 
@@ -144,7 +148,9 @@ def assert_unbiased_and_honest(rows, exact):
 )
 def test_unbiased_with_honest_intervals(setting, unsure, stratified):
     ideal, d, exact = setting
-    assert_unbiased_and_honest(run(ideal, d, unsure, stratified), exact)
+    # Two strata draw more pairs in both orders: 97.2% for the split and merge rates.
+    most = 0.98 if stratified else 0.97
+    assert_unbiased_and_honest(run(ideal, d, unsure, stratified), exact, most)
 
 
 def test_noisy_raters_on_repeated_pairs():
@@ -155,7 +161,7 @@ def test_noisy_raters_on_repeated_pairs():
     s = sample_from_diff(d, 2500, 0)
     assert (s.pairs.draws > 1).sum() >= 100  # pairs do repeat
     rows = run(ideal, d, flip=0.1)
-    assert_unbiased_and_honest(rows, exact)
+    assert_unbiased_and_honest(rows, exact, most=0.98)  # measured: up to 97.2%
     assert_within_range(rows, d)
 
 

@@ -10,6 +10,7 @@
 #include "detail/jackknife.h"
 #include "detail/kahan.h"
 #include "detail/lanes.h"
+#include "detail/normal.h"
 #include "detail/pair_terms.h"
 #include "detail/parallel.h"
 #include "detail/pointwise_row.h"
@@ -332,6 +333,20 @@ Spread scaled(Spread s, double estimate, double factor) {
   return s;
 }
 
+// `s` widened where needed to hold estimate ± z·SE. The moved percentile interval follows
+// the resamples' shape, which misleads where few units carry a statistic: a slice's
+// precision delta moved by two false merges has resamples that see fewer of them than the
+// sample (a pair needs both its clusters drawn), and its interval lay beside the estimate,
+// covering 45% in simulation (99% widened); in the entities scope the values of slices of
+// 200 truth clusters covered 93% (94%).
+Spread with_normal(Spread s, double estimate, double confidence) {
+  if (!(s.std_error > 0)) return s;
+  const double z = detail::normal_quantile(1 - (1 - confidence) / 2);
+  s.ci_low = std::min(s.ci_low, estimate - z * s.std_error);
+  s.ci_high = std::max(s.ci_high, estimate + z * s.std_error);
+  return s;
+}
+
 // Per group of run `run`: whether it holds two truth clusters or more (fewer give no
 // interval: a resample then redraws the same data). O(entries).
 template <class Engine>
@@ -446,12 +461,13 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   const double fpc = 1.0 - o.sampled_share;
   const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
                           double estimate, double lo, double hi) {
-    const Spread s = scaled(
-        spread_of(Replicates::of(b, at, b_count), o.confidence, estimate, lo, hi), estimate, fpc);
-    if (left_out.count == 0) return s;
-    return detail::pair_corrected(s, estimate,
-                                  detail::jackknife_variance(Replicates::of(j, at, left_out.count)),
-                                  o.confidence);
+    Spread s = spread_of(Replicates::of(b, at, b_count), o.confidence, estimate, lo, hi);
+    s = left_out.count > 0
+            ? detail::pair_corrected(
+                  s, estimate, detail::jackknife_variance(Replicates::of(j, at, left_out.count)),
+                  o.sampled_share)
+            : scaled(s, estimate, fpc);
+    return with_normal(s, estimate, o.confidence);
   };
   std::vector<std::vector<bool>> units(n_runs);
   for (size_t r = 0; r < n_runs; ++r) units[r] = groups_with_clusters(engine, r);

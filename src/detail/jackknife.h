@@ -13,7 +13,6 @@
 #include "clusterscore/bootstrap.h"
 #include "clusterscore/clustering.h"
 #include "detail/deviations.h"
-#include "detail/normal.h"
 
 namespace clusterscore::detail {
 
@@ -67,20 +66,20 @@ inline double jackknife_variance(const std::vector<double>& left_out) {
 // design's is about 1, while the terms of one cluster have the same variance in both: to
 // first order the bootstrap's variance is L + 3P, the delete-one jackknife's L + 2P, and
 // the design's L + P = 2·jackknife − bootstrap, kept within [bootstrap / 3, bootstrap]
-// (all pairs, none). The variance scales the standard error and the percentile interval's
-// distances from the estimate; the interval is then widened to hold estimate ± z·SE. Where
-// a few pairs carry a statistic (a slice's precision delta moved by two false merges), the
-// resamples see fewer of them than the sample (a pair needs both its clusters drawn), and
-// the moved percentile interval lay beside the estimate: in simulation it covered 45% of
-// the precision deltas of slices of 30 truth clusters, the widened one 99%.
-inline Spread pair_corrected(Spread s, double estimate, double jackknife, double confidence) {
+// (all pairs, none). With a share f of the population drawn (BootstrapOptions::
+// sampled_share) a cluster's terms vary as 1 − f and a pair's as 1 − f² (both of its
+// clusters drawn): (1 − f)·L + (1 − f²)·P. The variance scales the standard error and the
+// percentile interval's distances from the estimate, so the interval keeps its shape.
+inline Spread pair_corrected(Spread s, double estimate, double jackknife, double share) {
   const double boot = s.std_error * s.std_error;
-  if (!(boot > 0) || std::isnan(jackknife)) return s;
-  const double k = std::sqrt(std::clamp(2 * jackknife - boot, boot / 3, boot) / boot);
-  const double z = normal_quantile(1 - (1 - confidence) / 2);
+  if (!(boot > 0)) return s;
+  const double design =
+      std::isnan(jackknife) ? boot : std::clamp(2 * jackknife - boot, boot / 3, boot);
+  const double pairs = (boot - design) / 2;  // P, from L + 3P and L + P
+  const double k = std::sqrt(((1 - share) * design + share * (1 - share) * pairs) / boot);
   s.std_error *= k;
-  s.ci_low = std::min(estimate + (s.ci_low - estimate) * k, estimate - z * s.std_error);
-  s.ci_high = std::max(estimate + (s.ci_high - estimate) * k, estimate + z * s.std_error);
+  s.ci_low = estimate + (s.ci_low - estimate) * k;
+  s.ci_high = estimate + (s.ci_high - estimate) * k;
   return s;
 }
 

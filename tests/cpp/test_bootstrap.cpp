@@ -83,8 +83,10 @@ TEST(Bootstrap, FullDataDeltasAreTheEvaluationsDifferences) {
   const DeltaRow& rc = row_of(b, 0, 1, 0, "recall");
   EXPECT_NEAR(rc.delta, 2.0 / 9, 1e-15);
   EXPECT_GT(rc.spread.std_error, 0.1);
-  EXPECT_NEAR(rc.spread.ci_low, 0, 1e-15);
-  EXPECT_NEAR(rc.spread.ci_high, 4.0 / 9, 1e-15);
+  // The percentile interval [0, 4/9], widened to hold delta ± z·SE.
+  const double z_se = detail::normal_quantile(0.95) * rc.spread.std_error;  // at 90%
+  EXPECT_NEAR(rc.spread.ci_low, std::min(0.0, rc.delta - z_se), 1e-15);
+  EXPECT_NEAR(rc.spread.ci_high, std::max(4.0 / 9, rc.delta + z_se), 1e-15);
 }
 
 TEST(Bootstrap, PerSliceFullDataDeltasAreTheSliceDifferences) {
@@ -156,11 +158,12 @@ TEST(Bootstrap, AgreesWithResamplingItemsByBruteForce) {
            (h - double(lo)) * (deltas[std::min(lo + 1, deltas.size() - 1)] - deltas[lo]);
   };
   const DeltaRow& x = row_of(got, 0, 1, 0, metric);
-  // Percentiles moved so that the median sits on the full data's delta.
-  const double shift = x.delta - q(0.5);
+  // Percentiles moved so that the median sits on the full data's delta, widened where
+  // needed to hold delta ± z·SE.
+  const double shift = x.delta - q(0.5), z = detail::normal_quantile(0.9);
   EXPECT_NEAR(x.spread.std_error, std::sqrt(var), 1e-12);
-  EXPECT_NEAR(x.spread.ci_low, q(0.1) + shift, 1e-12);
-  EXPECT_NEAR(x.spread.ci_high, q(0.9) + shift, 1e-12);
+  EXPECT_NEAR(x.spread.ci_low, std::min(q(0.1) + shift, x.delta - z * std::sqrt(var)), 1e-12);
+  EXPECT_NEAR(x.spread.ci_high, std::max(q(0.9) + shift, x.delta + z * std::sqrt(var)), 1e-12);
   EXPECT_GT(x.spread.std_error, 0);
 }
 
@@ -389,28 +392,26 @@ TEST(Jackknife, GroupsPartitionTheUsedClustersByRank) {
   }
 }
 
-// Brought to 2·jackknife − bootstrap: the interval keeps its shape around the estimate
-// unless estimate ± z·SE reaches further; never wider than the bootstrap's, nor narrower
-// than a third of its variance.
+// Brought to 2·jackknife − bootstrap: the interval keeps its shape around the estimate,
+// never gets wider than the bootstrap's, nor narrower than a third of its variance.
 TEST(Jackknife, PairCorrectionScalesTheSpreadWithinItsBounds) {
-  const Spread boot{0.2, 0.6, 1.2, 100};  // estimate 0.9: 0.3 below and above; z·SE 0.392
-  const Spread part = detail::pair_corrected(boot, 0.9, 0.0325, 0.95);  // 2J − B = 0.025
-  const double k = std::sqrt(0.025 / 0.04), z = detail::normal_quantile(0.975);
-  EXPECT_NEAR(part.std_error, 0.2 * k, 1e-15);
-  EXPECT_NEAR(part.ci_low, 0.9 - z * 0.2 * k, 1e-15);  // z·SE beyond the scaled 0.3·k
-  EXPECT_NEAR(part.ci_high, 0.9 + z * 0.2 * k, 1e-15);
+  const Spread boot{0.2, 0.5, 1.3, 100};  // estimate 0.9: 0.4 below, 0.4 above
+  const Spread part = detail::pair_corrected(boot, 0.9, 0.03125, 0);  // 2J − B = 0.0225: k = 3/4
+  EXPECT_NEAR(part.std_error, 0.15, 1e-15);
+  EXPECT_NEAR(part.ci_low, 0.6, 1e-15);
+  EXPECT_NEAR(part.ci_high, 1.2, 1e-15);
   EXPECT_EQ(part.resamples, 100u);
-  const Spread skewed{0.2, 0.1, 1.0, 100};  // 0.8 below: the percentile side stays
-  const Spread kept = detail::pair_corrected(skewed, 0.9, 0.0325, 0.95);
-  EXPECT_NEAR(kept.ci_low, 0.9 - 0.8 * k, 1e-15);
-  EXPECT_NEAR(kept.ci_high, 0.9 + z * 0.2 * k, 1e-15);
-  const Spread wider = detail::pair_corrected(boot, 0.9, 0.09, 0.95);
+  const Spread wider = detail::pair_corrected(boot, 0.9, 0.09, 0);
   EXPECT_DOUBLE_EQ(wider.std_error, boot.std_error);
-  EXPECT_DOUBLE_EQ(wider.ci_low, 0.9 - z * 0.2);
-  const Spread least = detail::pair_corrected(boot, 0.9, 0.0, 0.95);
+  EXPECT_DOUBLE_EQ(wider.ci_low, boot.ci_low);
+  const Spread least = detail::pair_corrected(boot, 0.9, 0.0, 0);
   EXPECT_DOUBLE_EQ(least.std_error, 0.2 / std::sqrt(3.0));
-  const Spread none = detail::pair_corrected(boot, 0.9, std::nan(""), 0.95);
+  const Spread none = detail::pair_corrected(boot, 0.9, std::nan(""), 0);
   EXPECT_EQ(none.std_error, boot.std_error);
+  // Half the population drawn: L + P = 0.0225 of which P = (0.04 − 0.0225) / 2 = 0.00875;
+  // (1 − ½)·0.0225 + ½·½·0.00875.
+  const Spread half = detail::pair_corrected(boot, 0.9, 0.03125, 0.5);
+  EXPECT_NEAR(half.std_error, std::sqrt(0.5 * 0.0225 + 0.25 * 0.00875), 1e-15);
 }
 
 TEST(Bootstrap, EveryIntervalLiesInItsRangeAndHoldsItsEstimate) {

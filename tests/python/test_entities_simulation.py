@@ -16,10 +16,10 @@ entities scope the uniform and size-proportional designs get the share from the 
 actual clustering.
 
 Measured at levels of 200 truth clusters or more (pooled over the six metrics): the
-entities scope 92.5-95.7%, a few metrics' own rates 89-92% (precision with a capped
-size-proportional design at 50%); the common scope 95-97% at 10%, 95-98% at 50%, where
-the pair metrics cover 98-100% (the correction for pairs of truth clusters assumes few
-pairs per cluster, as at 10%)."""
+entities scope 93-96%, single metrics 89-99% (precision lowest, with a capped
+size-proportional design at 50%); the common scope 94-97%, and 97-98% with half the
+entities drawn in proportion to size (the largest drawn surely: one share for all clusters
+is conservative), where the pair metrics cover up to 100%."""
 
 from __future__ import annotations
 
@@ -109,11 +109,11 @@ def _rows(c: Any) -> pd.DataFrame:
         level = "all" if by is None else iv["slice"]
         parts.append(pd.DataFrame({"level": level, "metric": iv.metric, "kind": "value",
                                    "est": iv.estimate, "lo": iv.ci_low, "hi": iv.ci_high,
-                                   "note": iv.interval_note}))  # fmt: skip
+                                   "se": iv.std_error, "note": iv.interval_note}))  # fmt: skip
         level = "all" if by is None else d["slice"]
         parts.append(pd.DataFrame({"level": level, "metric": d.metric, "kind": "delta",
                                    "est": d.delta, "lo": d.ci_low, "hi": d.ci_high,
-                                   "note": d.interval_note}))  # fmt: skip
+                                   "se": d.std_error, "note": d.interval_note}))  # fmt: skip
     rows = pd.concat(parts, ignore_index=True)
     return rows[rows.metric.isin(METRICS)]
 

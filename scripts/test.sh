@@ -19,14 +19,14 @@ mypy
 echo "== C++ tests"
 cmake --preset release >/dev/null
 cmake --build --preset release
-ctest --preset release
+ctest --preset release -j "$(nproc)"
 
 echo "== C++ tests under AddressSanitizer and UBSan"
 # The installed-package example is left to the release run: its consumer build has no
 # sanitizer runtime to link.
 cmake --preset debug >/dev/null
 cmake --build --preset debug
-ctest --preset debug -E example_find_package
+ctest --preset debug -j "$(nproc)" -E example_find_package
 
 echo "== Python tests"
 python -m pytest -q tests/python

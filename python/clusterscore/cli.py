@@ -118,15 +118,19 @@ SparkMasterOpt = Annotated[
 
 
 def spark_reader(
-    engine: Engine, master: str | None, ids: Sequence[str]
+    engine: Engine, master: str | None, ids: Sequence[str], paths: Sequence[Any] = ()
 ) -> Callable[[str | None], Any] | None:
     """With --engine spark, a function reading a path as a Spark DataFrame (the session
-    started), its `ids` columns as text; None for the local engine."""
+    started), its `ids` columns as text; None for the local engine. A local one of `paths`
+    that names nothing is an error before Spark starts (which takes seconds)."""
     if engine is not Engine.spark:
         if master is not None:
             raise ValueError("--spark-master needs --engine spark")
         return None
     from . import spark
+
+    for path in paths:
+        spark.require_exists(path)
 
     with progress.step("starting Spark"):
         try:
@@ -439,7 +443,7 @@ def evaluate(
         resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average.value,
     )  # fmt: skip
-    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    read = spark_reader(engine, spark_master, [item_col, cluster_col], [truth, actual, items])
     if read is None:
         result = Evaluation(truth, actual, items, **options)
     else:
@@ -587,7 +591,9 @@ def compare(
         seed=seed, confidence=confidence, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average.value,
     )  # fmt: skip
-    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    read = spark_reader(
+        engine, spark_master, [item_col, cluster_col], [truth, *named.values(), items]
+    )
     if read is None:
         result = RunComparison(truth, named, items, **options)
     else:
@@ -713,7 +719,7 @@ def diff(
     staging = staged(out)
     outputs = Outputs(report_path, png)
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
     if read is None:
         result = Diff(base, exp, items, **columns)
     else:
@@ -820,7 +826,7 @@ def sample(
         written.append(Path(str(out) + ".meta.json"))
     tmp = [_stage().file(p) for p in written]
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    read = spark_reader(engine, spark_master, [item_col, cluster_col])
+    read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
     if read is None:
         d = Diff(base, exp, items, **columns)
         with progress.step(f"drawing {pairs:,} pairs"):

@@ -758,6 +758,14 @@ _PARQUET = {".parquet", ".pq"}
 _TAB = {".tsv", ".tab"}
 
 
+def require_exists(path: str | None) -> None:
+    """A local path (no scheme) that names nothing is an error; a URL is Spark's to read."""
+    import os
+
+    if path is not None and "://" not in str(path) and not os.path.exists(path):
+        raise ValueError(f"{path}: no such file or folder")
+
+
 def read(spark: Any, path: str | None, text_columns: Sequence[str] = ()) -> Any:
     """A CSV, TSV or Parquet file, or a folder of them, as a Spark DataFrame (None for
     None). CSV and TSV have a header; as the in-process reader does, `text_columns` (the
@@ -768,9 +776,8 @@ def read(spark: Any, path: str | None, text_columns: Sequence[str] = ()) -> Any:
     import os
     from pathlib import PurePath
 
+    require_exists(path)
     local = "://" not in path
-    if local and not os.path.exists(path):
-        raise ValueError(f"{path}: no such file or folder")
     if local and os.path.isdir(path):
         names = [n for n in os.listdir(path) if not n.startswith((".", "_"))]
         kind = ".parquet" if any(PurePath(n).suffix in _PARQUET for n in names) else ".csv"

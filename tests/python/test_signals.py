@@ -19,8 +19,8 @@ import pytest
 from conftest import EXAMPLE
 
 # A third for each command. CLUSTERSCORE_SIGNAL_RUNS=300 runs each command 100 times per
-# signal (about 12 minutes here); the suite runs 15 per command and signal.
-RUNS_PER_SIGNAL = int(os.environ.get("CLUSTERSCORE_SIGNAL_RUNS", "45"))
+# signal (about 12 minutes here); the suite runs 10 per command and signal.
+RUNS_PER_SIGNAL = int(os.environ.get("CLUSTERSCORE_SIGNAL_RUNS", "30"))
 SIGNALS = {signal.SIGINT: "interrupted", signal.SIGTERM: "stopped by SIGTERM",
            signal.SIGHUP: "stopped by SIGHUP"}  # fmt: skip
 CLI = os.path.join(os.path.dirname(sys.executable), "clusterscore")

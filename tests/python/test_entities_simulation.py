@@ -35,7 +35,7 @@ import clusterscore as cs
 
 METRICS = ["precision", "recall", "f1", "pair_precision", "pair_recall", "pair_f1"]
 SEEDS = int(os.environ.get("CLUSTERSCORE_SIM_SEEDS", "300"))
-ENTITIES, RESAMPLES = 4000, int(os.environ.get("CLUSTERSCORE_SIM_RESAMPLES", "400"))
+ENTITIES, RESAMPLES = 4000, int(os.environ.get("CLUSTERSCORE_SIM_RESAMPLES", "300"))
 # Each slice's share of the entities: 5, 30, 165 and 200 truth clusters at 10%.
 SLICES = {"tiny": 0.0125, "small": 0.075, "mid": 0.4125, "large": 0.5}
 

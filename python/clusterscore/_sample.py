@@ -525,9 +525,9 @@ def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:
     # A pair is unordered: raters may list (j, i) for the sampled (i, j).
     swapped: Any = _core.match_pairs(ids[0], ids[1], ids[3], ids[2])
     match = np.where(match == _NONE, swapped, match)
-    twin = _twins(ids[0], ids[1])
-    codes = np.full(len(sample), _MISSING, dtype=np.uint8)
-    line_of = np.full(len(sample), -1, dtype=np.int64)  # the verdict's row, per pair
+    unit = sample.units()  # both orders of a pair: one unit, one verdict
+    codes = np.full(len(sample), _MISSING, dtype=np.uint8)  # per unit
+    line_of = np.full(len(sample), -1, dtype=np.int64)  # the verdict's row, per unit
     bad: list[tuple[list[int], str]] = []
     for row, (pair, w) in enumerate(zip(match, words, strict=True)):
         name = f"pair ({vi[row].as_py()!r}, {vj[row].as_py()!r})"
@@ -540,15 +540,14 @@ def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:
             continue
         if not w:
             continue
-        rows = [pair] if twin[pair] == _NONE else [pair, int(twin[pair])]
-        for r in rows:
-            if codes[r] != _MISSING and codes[r] != VERDICTS[w]:
-                bad.append(([int(line_of[r]), row], f"{name} has two different verdicts"))
-                break
-            codes[r], line_of[r] = VERDICTS[w], row
+        u = unit[pair]
+        if codes[u] != _MISSING and codes[u] != VERDICTS[w]:
+            bad.append(([int(line_of[u]), row], f"{name} has two different verdicts"))
+            continue
+        codes[u], line_of[u] = VERDICTS[w], row
     if bad:
         raise ValueError(_bad_lines(src, bad))
-    return codes
+    return codes[unit]
 
 
 def _bad_lines(src: Any, bad: list[tuple[list[int], str]]) -> str:

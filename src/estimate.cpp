@@ -15,12 +15,13 @@ namespace {
 constexpr double kZ95 = 1.959963984540054;
 
 bool judged(const JudgedSample& s, size_t p) {
-  return s.kind[p] == PairKind::kSelf || s.verdict[p] == Verdict::kSame ||
-         s.verdict[p] == Verdict::kDifferent;
+  return s.kind[p] == PairKind::kSelf || s.votes[p] > 0;
 }
-bool same(const JudgedSample& s, size_t p) {
-  return s.kind[p] == PairKind::kSelf || s.verdict[p] == Verdict::kSame;
+// Pair p's verdict: the share of its raters who said i ≡ j (1 for a self pair).
+double verdict(const JudgedSample& s, size_t p) {
+  return s.kind[p] == PairKind::kSelf ? 1.0 : double(s.same[p]) / double(s.votes[p]);
 }
+size_t unit_of(const JudgedSample& s, size_t p) { return s.unit.empty() ? p : size_t(s.unit[p]); }
 
 // Per (stratum, class): the weight of each judged draw, so that the judged draws of a
 // class carry the class's sampled total.
@@ -43,80 +44,102 @@ class ClassWeights {
   double w_[2][4];
 };
 
+// What is averaged over a class: f(p, v), linear in pair p's verdict v; the share it
+// counts, x(p, v); and the size f has where x = 1 (f = size·x).
+using OfVerdict = std::function<double(size_t, double)>;
+using OfPair = std::function<double(size_t)>;
+
 // A class of judged pairs (within a stratum): the weighted mean of f over its judged
-// draws, each draw weighing its class weight c (judged share of the class, inverted), with
-// the standard error of this ratio estimator taking the distinct pair as the unit (its
-// draws share one verdict, and so do the two orders of a pair: JudgedSample::unit):
-// Σ_u (Σ_{p∈u} c·d_p·g_p)² / W² · u/(u − 1), g_p = f_p − mean, u distinct judged units.
+// draws, each draw weighing its class weight c (judged share of the class, inverted).
+// Its variance, d_p = c·n_p the weight of pair p's draws, W = Σ d_p, N the judged draws:
+//   raters measured:  Σ_p c·d_p·(f_p − mean)²/W² · N/(N − 1)  (the draws', with replacement)
+//                     + σ̂² Σ_u (S_u² − Q_u)/m_u / W²          (noise shared by a unit's draws)
+//     with S_u = Σ_{p∈u} d_p·a_p, Q_u = Σ_{p∈u} c·d_p·a_p², a_p = f(p, 1) − f(p, 0): for
+//     c = a = 1 the Σ_j n_j(n_j − 1)/N² · σ̂²/m_j of the rule;
+//   not measured:     Σ_u (Σ_{p∈u} d_p·(f_p − mean))² / W² · N/(N − 1)  (distinct pairs).
 // Also what the intervals need when the verdicts all agree: the effective number of
-// independent judgements (Kish: W² / Σ_u (Σ_{p∈u} c·d_p)²), the judged share
-// of the verdict x the estimand counts, and the mean size of f where x = 1 (f = size·x).
+// independent judgements (Kish, on the same units as the variance), the judged share of
+// x, and the mean size of f where x = 1.
 struct Mean {
   std::optional<double> mean, std_error;
   uint64_t draws = 0;
   double n_eff = 0, share = 0, scale = 0;
 };
 
-Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, uint8_t stratum,
-                   std::initializer_list<PairKind> kinds, const std::function<double(size_t)>& f,
-                   const std::function<double(size_t)>& x_of = {},
-                   const std::function<double(size_t)>& size_of = {}) {
+// Per unit (unordered pair) sums; a unit's rows are its orders.
+struct UnitSums {
+  explicit UnitSums(size_t n) : weight(n), weight_sq(n), centred(n), shared(n), shared_sq(n) {}
+  std::vector<double> weight, weight_sq, centred, shared, shared_sq;
+};
+
+Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, const RaterAgreement& raters,
+                   uint8_t stratum, std::initializer_list<PairKind> kinds, const OfVerdict& f,
+                   const OfVerdict& x_of = {}, const OfPair& size_of = {}) {
   auto in = [&](size_t p) {
     if (s.stratum[p] != stratum || s.kind[p] == PairKind::kSelf || !judged(s, p)) return false;
     for (PairKind k : kinds)
       if (s.kind[p] == k) return true;
     return false;
   };
-  detail::KahanSum w, wf, w2, wx, wxs, ws;
+  detail::KahanSum w, wf, wx, wxs, ws, draw_sq;
   Mean m;
-  size_t units = 0;
-  // A unit's rows add up before squaring: with JudgedSample::unit, both orders of a pair.
-  const auto unit_of = [&](size_t p) { return s.unit.empty() ? p : size_t(s.unit[p]); };
-  std::vector<double> of_unit(s.unit.empty() ? 0 : s.kind.size(), 0.0);
-  std::vector<double> draws_of_unit(of_unit.size(), 0.0);  // for Kish's effective size
-  std::vector<bool> seen(of_unit.size(), false);
+  UnitSums u(s.kind.size());
+  std::vector<size_t> units;
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
-    if (s.unit.empty()) {
-      ++units;
-    } else if (!seen[unit_of(p)]) {
-      seen[unit_of(p)] = true;
-      ++units;
-    }
-    const double d = double(s.draws[p]) * cw(s, p);
+    const size_t k = unit_of(s, p);
+    if (u.weight[k] == 0) units.push_back(k);
+    const double c = cw(s, p), d = double(s.draws[p]) * c, v = verdict(s, p);
     w.add(d);
-    wf.add(d * f(p));
-    if (s.unit.empty())
-      w2.add(d * d);
-    else
-      draws_of_unit[unit_of(p)] += d;
-    const double x = x_of ? x_of(p) : 0.0, size = size_of ? size_of(p) : 0.0;
+    wf.add(d * f(p, v));
+    draw_sq.add(c * d);
+    u.weight[k] += d;
+    u.weight_sq[k] += c * d;
+    const double x = x_of ? x_of(p, v) : 0.0, size = size_of ? size_of(p) : 0.0;
     wx.add(d * x);
     wxs.add(d * x * size);
     ws.add(d * size);
     m.draws += s.draws[p];
   }
-  for (double d : draws_of_unit) w2.add(d * d);
   if (w.value() <= 0) return m;
-  const double mean = wf.value() / w.value();
+  const double mean = wf.value() / w.value(), W2 = w.value() * w.value();
   m.mean = mean;
-  m.n_eff = w.value() * w.value() / w2.value();
   m.share = wx.value() / w.value();
   // Where no draw has x = 1, the size f would have: its mean over the class.
   m.scale = wx.value() > 0 ? wxs.value() / wx.value() : ws.value() / w.value();
-  if (units < 2) return m;
-  detail::KahanSum v;
+  // Kish's effective size: the draw its unit when the raters are measured, the noise
+  // (at most 1/4, a coin's) tying a unit's draws together in proportion; else the unit.
+  detail::KahanSum kish;
+  if (raters.measured) {
+    kish.add(draw_sq.value());
+    for (size_t k : units)
+      kish.add(4 * raters.noise * (u.weight[k] * u.weight[k] - u.weight_sq[k]) / s.votes[k]);
+  } else {
+    for (size_t k : units) kish.add(u.weight[k] * u.weight[k]);
+  }
+  m.n_eff = W2 / kish.value();
+  if (units.size() < 2) return m;
+  detail::KahanSum draws_v;
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
-    const double t = double(s.draws[p]) * cw(s, p) * (f(p) - mean);
-    if (s.unit.empty())
-      v.add(t * t);
-    else
-      of_unit[unit_of(p)] += t;
+    const size_t k = unit_of(s, p);
+    const double c = cw(s, p), d = double(s.draws[p]) * c, v = verdict(s, p);
+    const double g = f(p, v) - mean, a = f(p, 1.0) - f(p, 0.0);
+    draws_v.add(c * d * g * g);
+    u.centred[k] += d * g;
+    u.shared[k] += d * a;
+    u.shared_sq[k] += c * d * a * a;
   }
-  for (double t : of_unit) v.add(t * t);
-  const double u = double(units);
-  m.std_error = std::sqrt(v.value() / (w.value() * w.value()) * u / (u - 1));
+  const double N = double(m.draws), correction = N / (N - 1);
+  detail::KahanSum v;
+  if (raters.measured) {
+    v.add(draws_v.value() * correction);
+    for (size_t k : units)
+      v.add(raters.noise * (u.shared[k] * u.shared[k] - u.shared_sq[k]) / s.votes[k]);
+  } else {
+    for (size_t k : units) v.add(u.centred[k] * u.centred[k] * correction);
+  }
+  m.std_error = std::sqrt(std::max(0.0, v.value()) / W2);
   return m;
 }
 
@@ -213,19 +236,61 @@ Estimate sum(const std::string& name, const Estimate& a, const Estimate& b, doub
 
 }  // namespace
 
-std::vector<Estimate> estimate(const JudgedSample& s) {
+namespace {
+
+void check(const JudgedSample& s) {
   const size_t n = s.kind.size();
   if (s.stratum.size() != n || s.draws.size() != n || s.U.size() != n || s.B.size() != n ||
-      s.E.size() != n || s.verdict.size() != n || (!s.unit.empty() && s.unit.size() != n))
+      s.E.size() != n || s.same.size() != n || s.votes.size() != n ||
+      (!s.unit.empty() && s.unit.size() != n))
     throw std::invalid_argument("clusterscore: judged sample columns differ in length");
-  for (uint32_t u : s.unit)
-    if (u >= n) throw std::invalid_argument("clusterscore: a pair's unit is past the pairs");
+  for (size_t p = 0; p < n; ++p) {
+    if (s.same[p] > s.votes[p])
+      throw std::invalid_argument("clusterscore: a pair has more same verdicts than verdicts");
+    if (s.unit.empty()) continue;
+    const size_t k = s.unit[p];
+    if (k >= n) throw std::invalid_argument("clusterscore: a pair's unit is past the pairs");
+    if (s.same[k] != s.same[p] || s.votes[k] != s.votes[p])
+      throw std::invalid_argument("clusterscore: the orders of a pair have different verdicts");
+  }
+}
+
+}  // namespace
+
+RaterAgreement rater_agreement(const JudgedSample& s) {
+  check(s);
+  RaterAgreement r;
+  detail::KahanSum within, freedom;
+  double differ[3] = {0, 0, 0}, couples[3] = {0, 0, 0};
+  for (size_t p = 0; p < s.kind.size(); ++p) {
+    if (unit_of(s, p) != p || s.kind[p] == PairKind::kSelf || s.votes[p] < 2) continue;
+    const double same = s.same[p], m = s.votes[p];
+    within.add(same - same * same / m);  // Σ_k (v_k − v̄)² of 0/1 verdicts
+    freedom.add(m - 1);
+    const size_t c = size_t(s.kind[p]);
+    ++r.replicated[c];
+    differ[c] += same * (m - same);
+    couples[c] += m * (m - 1) / 2;
+  }
+  r.measured = freedom.value() > 0;
+  r.noise = r.measured ? within.value() / freedom.value() : 0.0;
+  for (size_t c = 0; c < 3; ++c)
+    if (couples[c] > 0) r.disagreement[c] = differ[c] / couples[c];
+  return r;
+}
+
+std::vector<Estimate> estimate(const JudgedSample& s) {
+  const RaterAgreement raters = rater_agreement(s);
   const ClassWeights cw(s);
   const SampleTotals& t = s.totals;
   const uint8_t stable_stratum = s.mode == SampleMode::kStratified ? 1 : 0;
   const auto split = {PairKind::kSplit}, merge = {PairKind::kMerge}, stable = {PairKind::kStable};
-  auto diff = [&](size_t p) { return same(s, p) ? 0.0 : 1.0; };
-  auto eq = [&](size_t p) { return same(s, p) ? 1.0 : 0.0; };
+  auto mean = [&](uint8_t stratum, std::initializer_list<PairKind> kinds, const OfVerdict& f,
+                  const OfVerdict& x_of = {}, const OfPair& size_of = {}) {
+    return weighted_mean(s, cw, raters, stratum, kinds, f, x_of, size_of);
+  };
+  auto diff = [](size_t, double v) { return 1 - v; };
+  auto eq = [](size_t, double v) { return v; };
   auto over_b = [&](size_t p) { return s.U[p] / s.B[p]; };
   auto over_e = [&](size_t p) { return s.U[p] / s.E[p]; };
   // l_ij: U/E for merge pairs, −U/B for split pairs, U/E − U/B for stable ones.
@@ -239,56 +304,92 @@ std::vector<Estimate> estimate(const JudgedSample& s) {
         return over_e(p) - over_b(p);
     }
   };
-  auto label_same = [&](size_t p) { return same(s, p) ? label(p) : 0.0; };
+  auto label_same = [&](size_t p, double v) { return label(p) * v; };
   const double sd = t.split_distance, md = t.merge_distance, aji = t.affected_jaccard_index;
   // The self pairs' share of the stable population: always i ≡ j, never judged.
   const double self = t.self_share();
   std::vector<Estimate> out;
-  out.push_back(proportion("good_split_distance", sd, weighted_mean(s, cw, 0, split, diff)));
-  out.push_back(proportion("bad_split_distance", sd, weighted_mean(s, cw, 0, split, eq)));
-  out.push_back(proportion("good_merge_distance", md, weighted_mean(s, cw, 0, merge, eq)));
-  out.push_back(proportion("bad_merge_distance", md, weighted_mean(s, cw, 0, merge, diff)));
+  out.push_back(proportion("good_split_distance", sd, mean(0, split, diff)));
+  out.push_back(proportion("bad_split_distance", sd, mean(0, split, eq)));
+  out.push_back(proportion("good_merge_distance", md, mean(0, merge, eq)));
+  out.push_back(proportion("bad_merge_distance", md, mean(0, merge, diff)));
   out.push_back(sum("good_distance", out[0], out[2], 0, sd + md));
   out.push_back(sum("bad_distance", out[1], out[3], 0, sd + md));
-  const Mean same_stable = weighted_mean(s, cw, stable_stratum, stable, eq);
-  const Mean diff_stable = weighted_mean(s, cw, stable_stratum, stable, diff);
-  out.push_back(proportion("affected_good_index", aji * (1 - self), same_stable, aji * self));
-  out.push_back(proportion("affected_bad_index", aji * (1 - self), diff_stable));
+  out.push_back(proportion("affected_good_index", aji * (1 - self),
+                           mean(stable_stratum, stable, eq), aji * self));
+  out.push_back(
+      proportion("affected_bad_index", aji * (1 - self), mean(stable_stratum, stable, diff)));
   const auto all = {PairKind::kSplit, PairKind::kMerge, PairKind::kStable};
+  // Marks `e` unreliable where the judged draws `m` of `of` fall short of `needed`.
+  auto mark = [](Estimate& e, const Mean& m, uint64_t needed, const char* of) {
+    if (!e.exact && e.estimate && m.draws < needed && e.draws_needed < needed) {
+      e.draws_needed = needed;
+      e.needed_of = of;
+    }
+  };
   // delta_precision: the self pairs' part exactly, the judged pairs' part estimated.
+  const uint64_t* need_dp = s.needed.delta_precision;
   if (s.mode == SampleMode::kDistanceOnly) {
-    out.push_back(Estimate{"delta_precision", {}, {}, {}, {}, 0, false});
+    out.push_back(Estimate{"delta_precision", {}, {}, {}, {}, 0, false, 0, {}});
   } else if (s.mode == SampleMode::kStratified) {
-    const Estimate d =
-        mean_of("", t.diff_mass, weighted_mean(s, cw, 0, all, label_same, eq, label), -1, 1);
-    const Estimate st =
-        mean_of("", t.stable_mass - t.self_mass,
-                weighted_mean(s, cw, 1, all, label_same, eq, label), -1, 1, t.self_delta);
+    const Mean of_diff = mean(0, all, label_same, eq, label);
+    const Mean of_stable = mean(1, all, label_same, eq, label);
+    const Estimate d = mean_of("", t.diff_mass, of_diff, -1, 1);
+    const Estimate st = mean_of("", t.stable_mass - t.self_mass, of_stable, -1, 1, t.self_delta);
     out.push_back(sum("delta_precision", d, st, -1, 1));
+    mark(out.back(), of_diff, need_dp[0], "diff pairs");
+    mark(out.back(), of_stable, need_dp[1], "stable pairs");
   } else {
-    out.push_back(mean_of("delta_precision", t.diff_mass + t.stable_mass - t.self_mass,
-                          weighted_mean(s, cw, 0, all, label_same, eq, label), -1, 1,
+    const Mean m = mean(0, all, label_same, eq, label);
+    out.push_back(mean_of("delta_precision", t.diff_mass + t.stable_mass - t.self_mass, m, -1, 1,
                           t.self_delta));
+    mark(out.back(), m, need_dp[0], "pairs");
   }
-  auto times = [](auto g, auto h) { return [=](size_t p) { return g(p) * h(p); }; };
-  out.push_back(mean_of("good_split_rate", sd,
-                        weighted_mean(s, cw, 0, split, times(over_b, diff), diff, over_b), 0, 1));
-  out.push_back(mean_of("bad_split_rate", sd,
-                        weighted_mean(s, cw, 0, split, times(over_b, eq), eq, over_b), 0, 1));
-  out.push_back(mean_of("good_merge_rate", md,
-                        weighted_mean(s, cw, 0, merge, times(over_e, eq), eq, over_e), 0, 1));
-  out.push_back(mean_of("bad_merge_rate", md,
-                        weighted_mean(s, cw, 0, merge, times(over_e, diff), diff, over_e), 0, 1));
+  auto times = [](auto g, auto h) { return [=](size_t p, double v) { return g(p) * h(p, v); }; };
+  auto rate = [&](const char* name, double multiplier, const Mean& m, uint64_t needed,
+                  const char* of) {
+    out.push_back(mean_of(name, multiplier, m, 0, 1));
+    mark(out.back(), m, needed, of);
+  };
+  const uint64_t ns = s.needed.split_rate, nm = s.needed.merge_rate;
+  rate("good_split_rate", sd, mean(0, split, times(over_b, diff), diff, over_b), ns, "split pairs");
+  rate("bad_split_rate", sd, mean(0, split, times(over_b, eq), eq, over_b), ns, "split pairs");
+  rate("good_merge_rate", md, mean(0, merge, times(over_e, eq), eq, over_e), nm, "merge pairs");
+  rate("bad_merge_rate", md, mean(0, merge, times(over_e, diff), diff, over_e), nm, "merge pairs");
   return out;
 }
 
 JudgedShares judged_shares(const JudgedSample& s) {
+  const RaterAgreement raters = rater_agreement(s);
   const ClassWeights cw(s);
-  auto eq = [&](size_t p) { return same(s, p) ? 1.0 : 0.0; };
+  auto eq = [](size_t, double v) { return v; };
   const uint8_t stable_stratum = s.mode == SampleMode::kStratified ? 1 : 0;
-  return {weighted_mean(s, cw, 0, {PairKind::kSplit}, eq).mean,
-          weighted_mean(s, cw, 0, {PairKind::kMerge}, eq).mean,
-          weighted_mean(s, cw, stable_stratum, {PairKind::kStable}, eq).mean};
+  return {weighted_mean(s, cw, raters, 0, {PairKind::kSplit}, eq).mean,
+          weighted_mean(s, cw, raters, 0, {PairKind::kMerge}, eq).mean,
+          weighted_mean(s, cw, raters, stable_stratum, {PairKind::kStable}, eq).mean};
+}
+
+std::vector<uint32_t> replicated_pairs(std::span<const PairKind> kind,
+                                       std::span<const uint64_t> draws,
+                                       std::span<const uint32_t> unit, uint64_t count) {
+  const size_t n = kind.size();
+  if (draws.size() != n || (!unit.empty() && unit.size() != n))
+    throw std::invalid_argument("clusterscore: replicated_pairs: arrays differ in length");
+  std::vector<uint64_t> of_unit(n, 0);
+  for (size_t p = 0; p < n; ++p) {
+    const size_t k = unit.empty() ? p : size_t(unit[p]);
+    if (k >= n) throw std::invalid_argument("clusterscore: a pair's unit is past the pairs");
+    of_unit[k] += draws[p];
+  }
+  std::vector<uint32_t> rows;
+  for (size_t p = 0; p < n; ++p)
+    if (kind[p] != PairKind::kSelf && (unit.empty() || unit[p] == p)) rows.push_back(uint32_t(p));
+  const size_t keep = size_t(std::min<uint64_t>(count, rows.size()));
+  std::partial_sort(rows.begin(), rows.begin() + keep, rows.end(), [&](uint32_t a, uint32_t b) {
+    return of_unit[a] != of_unit[b] ? of_unit[a] > of_unit[b] : a < b;
+  });
+  rows.resize(keep);
+  return rows;
 }
 
 std::vector<uint32_t> match_pairs(const IdColumn& si, const IdColumn& sj, const IdColumn& vi,

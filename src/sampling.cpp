@@ -144,6 +144,7 @@ class Sampler {
   }
 
   bool affected(size_t k) const { return parts_[k].stable > 0; }
+  const CellParts& parts(size_t k) const { return parts_[k]; }
   double union_weight(size_t k) const {
     return cells_.weight[k] + parts_[k].split + parts_[k].merge;
   }
@@ -324,6 +325,57 @@ std::vector<uint32_t> pick_by_weight(std::span<const uint32_t> member_group,
   return out;
 }
 
+namespace {
+
+// Per cell, Σ w(i)² over its items where the diff affects it (their self pairs), else 0.
+std::vector<double> self_weight_sq(const Comparison& diff, const Sampler& sampler) {
+  const auto& cell = diff.cell_of_item();
+  std::vector<detail::KahanSum> sq(diff.cells().size());
+  for (size_t i = 0; i < cell.size(); ++i) {
+    detail::poll_every(i);
+    if (cell[i] != kNone && sampler.affected(cell[i]))
+      sq[cell[i]].add(diff.joined().weight_sq_of(i));
+  }
+  std::vector<double> out(sq.size());
+  for (size_t k = 0; k < sq.size(); ++k) out[k] = sq[k].value();
+  return out;
+}
+
+// The judged draws a population's tail asks for: for each share S of Σ p·|x| (S = 0.1,
+// 0.2, ..., 0.5), the largest |x| carrying it hold a probability P(S) of a draw, and the
+// sample is to see that tail 20·S times on average (10 times the half that carries half
+// the mean, twice the tenth): max_S 20·S / P(S). A stratum with fewer draws may miss a
+// part of the mean that its interval then cannot show. The points (mass p, value x) that
+// `visit(add)` hands to add are binned by |x| in steps of 2^(1/8) (O(1) memory whatever
+// the cells; the draws needed are then approximate, as they are said to be).
+template <class Visit>
+uint64_t needed_draws(Visit visit) {
+  constexpr int kSteps = 8, kLowest = -1100 * kSteps, kBins = 2 * 1100 * kSteps + 2;
+  std::vector<double> mass(kBins, 0.0), size(kBins, 0.0);
+  detail::KahanSum total_mass, total_size;
+  visit([&](double m, double x) {
+    const double a = std::abs(x);
+    const int at =
+        a > 0 ? std::clamp(int(std::floor(std::log2(a) * kSteps)) - kLowest, 1, kBins - 1) : 0;
+    mass[size_t(at)] += m;
+    size[size_t(at)] += m * a;
+    total_mass.add(m);
+    total_size.add(m * a);
+  });
+  if (total_mass.value() <= 0 || total_size.value() <= 0) return 0;
+  double needed = 0, p = 0, s = 0;
+  int next = 1;  // the next share, in tenths
+  for (int bin = kBins - 1; bin >= 0 && next <= 5; --bin) {
+    p += mass[size_t(bin)] / total_mass.value();
+    s += size[size_t(bin)] / total_size.value();
+    for (; next <= 5 && s >= 0.1 * next - 1e-12; ++next)
+      needed = std::max(needed, 2.0 * next / std::max(p, 1e-300));
+  }
+  return uint64_t(std::ceil(std::min(needed, 1e15)));
+}
+
+}  // namespace
+
 SampleTotals sample_totals(const Comparison& diff) {
   check(diff);
   const GroupTable o = diff.overall();
@@ -344,17 +396,11 @@ SampleTotals sample_totals(const Comparison& diff) {
   t.stable_mass = sm.value();
   // The self pairs of affected items: known from the diff, never judged.
   const CellTable& cells = diff.cells();
-  std::vector<detail::KahanSum> sq(cells.size());
-  const auto& cell = diff.cell_of_item();
-  for (size_t i = 0; i < cell.size(); ++i) {
-    detail::poll_every(i);
-    if (cell[i] != kNone && sampler.affected(cell[i]))
-      sq[cell[i]].add(diff.joined().weight_sq_of(i));
-  }
+  const std::vector<double> sq = self_weight_sq(diff, sampler);
   detail::KahanSum self, delta;
   for (size_t k = 0; k < cells.size(); ++k) {
     if (!sampler.affected(k)) continue;
-    const double q = sq[k].value() / cells.total_weight;
+    const double q = sq[k] / cells.total_weight;
     const double b = cells.row_weight[cells.row[k]], e = cells.col_weight[cells.col[k]];
     self.add(q / sampler.union_weight(k));
     delta.add(q * (1 / e - 1 / b));
@@ -362,6 +408,50 @@ SampleTotals sample_totals(const Comparison& diff) {
   t.self_mass = self.value();
   t.self_delta = delta.value();
   return t;
+}
+
+DrawsNeeded draws_needed(const Comparison& diff, SampleMode mode) {
+  check(diff);
+  const Sampler sampler(diff);
+  const CellTable& cells = diff.cells();
+  const std::vector<double> sq = self_weight_sq(diff, sampler);
+  // Cell k's pairs of each kind (non-self stable pairs only): mass, U/B and U/E of item i.
+  struct Part {
+    double split, merge, stable, over_b, over_e;
+  };
+  const auto part = [&](size_t k) {
+    const CellParts& p = sampler.parts(k);
+    const double u = sampler.union_weight(k), w = cells.total_weight;
+    const double a = cells.weight[k] / (w * u);
+    return Part{a * p.split, a * p.merge, std::max(0.0, a * p.stable - sq[k] / (w * u)),
+                u / cells.row_weight[cells.row[k]], u / cells.col_weight[cells.col[k]]};
+  };
+  const auto over = [&](bool split, bool merge, bool stable) {
+    return [&, split, merge, stable](auto add) {
+      for (size_t k = 0; k < cells.size(); ++k) {
+        const Part x = part(k);
+        if (split && x.split > 0) add(x.split, -x.over_b);
+        if (merge && x.merge > 0) add(x.merge, x.over_e);
+        if (stable && x.stable > 0) add(x.stable, x.over_e - x.over_b);
+      }
+    };
+  };
+  DrawsNeeded n;
+  if (mode == SampleMode::kPlain) {
+    n.delta_precision[0] = needed_draws(over(true, true, true));
+  } else if (mode == SampleMode::kStratified) {
+    n.delta_precision[0] = needed_draws(over(true, true, false));
+    n.delta_precision[1] = needed_draws(over(false, false, true));
+  }
+  n.split_rate = needed_draws([&](auto add) {
+    for (size_t k = 0; k < cells.size(); ++k)
+      if (const Part x = part(k); x.split > 0) add(x.split, x.over_b);
+  });
+  n.merge_rate = needed_draws([&](auto add) {
+    for (size_t k = 0; k < cells.size(); ++k)
+      if (const Part x = part(k); x.merge > 0) add(x.merge, x.over_e);
+  });
+  return n;
 }
 
 PairSampleTable sample_pairs(const Comparison& diff, const SampleOptions& o) {

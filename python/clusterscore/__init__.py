@@ -7,7 +7,8 @@
 - `diff(base, exp, items=None)`: ABCDE impact (split and merge distances, affected
   items, changed clusters) at every level (docs/metrics.md, diff).
 - `sample_pairs(base, exp, pairs=N, seed=S)` and `estimate(sample, verdicts)`: judge the
-  difference with human verdicts on weighted pairs (docs/metrics.md, judging).
+  difference with human verdicts on weighted pairs (docs/metrics.md, judging);
+  `continue_sample(sample, base, exp, pairs=N)`: draw the next round of the same sample.
 - `plan_pairs(base, exp, half_width=H)`: how many pairs to draw and judge for intervals
   of half-width H (docs/metrics.md, judging).
 - `report(result, path)`: one self-contained HTML file of any of those results.
@@ -37,7 +38,7 @@ _HOME = {
     "plan_pairs": "_plan",
     "RunComparison": "_runs", "compare": "_runs",
     "PairSample": "_sample", "estimate": "_sample", "load_sample": "_sample",
-    "sample_pairs": "_sample",
+    "sample_pairs": "_sample", "continue_sample": "_sample", "Estimates": "_sample",
     "set_threads": "_threads", "threads": "_threads",
     "__version__": "_version",
 }  # fmt: skip
@@ -45,10 +46,12 @@ _HOME = {
 __all__ = [
     "CommonScopeWarning",
     "Diff",
+    "Estimates",
     "Evaluation",
     "PairSample",
     "RunComparison",
     "compare",
+    "continue_sample",
     "diff",
     "estimate",
     "evaluate",
@@ -83,6 +86,13 @@ if TYPE_CHECKING:  # what a type checker and an editor see
     from ._memory import release_memory, set_huge_pages
     from ._plan import plan_pairs
     from ._runs import RunComparison, compare
-    from ._sample import PairSample, estimate, load_sample, sample_pairs
+    from ._sample import (
+        Estimates,
+        PairSample,
+        continue_sample,
+        estimate,
+        load_sample,
+        sample_pairs,
+    )
     from ._threads import set_threads, threads
     from ._version import __version__ as __version__

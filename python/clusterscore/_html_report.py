@@ -348,6 +348,10 @@ def _estimates(page: Page, result: dict[str, dict[str, Any]]) -> None:
         " excludes 0; grey: not distinguishable from 0)"))  # fmt: skip
     page.table(df, ["metric", "estimate", "std_error", "ci_low", "ci_high", "pairs"],
                labels=["metric"], group="estimate")  # fmt: skip
+    raters = getattr(result, "raters", None)
+    for line in (R.unreliable_line(result), raters and R.raters_line(raters)):
+        if line:
+            page.text(line)
     draws = {k: int(result[m]["pairs"]) for k, m in _CLASSES.items() if m in result}
     page.section("Judged draws per class")
     page.chart("judged", C.judged_draws(draws, "Judged draws per class of pairs"))

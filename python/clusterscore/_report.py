@@ -287,9 +287,33 @@ def estimate_table(title: str, result: dict[str, dict[str, Any]]) -> Table:
         t.add_column(c, justify="left" if c == "metric" else "right", no_wrap=True)
     for name, r in result.items():
         shown = "exact" if r.get("exact") else F.interval(r["ci_low"], r["ci_high"])
+        if r.get("unreliable"):
+            shown += " unreliable"
         t.add_row(name, F.share(r["estimate"]), F.share(r["std_error"]), shown,
                   F.count(r["pairs"]))  # fmt: skip
     return t
+
+
+def unreliable_line(result: dict[str, dict[str, Any]]) -> str | None:
+    """Which intervals the sample's draws cannot trust, and what would make them so."""
+    marked = [f"{name} {r['unreliable']}" for name, r in result.items() if r.get("unreliable")]
+    if not marked:
+        return None
+    return ("Unreliable (a tail of large labels the judged draws may miss): "
+            + "; ".join(marked) + ".")  # fmt: skip
+
+
+def raters_line(raters: dict[str, Any]) -> str:
+    """What pairs judged twice said of the raters, or that none was."""
+    if not raters["measured"]:
+        return ("Raters' agreement not measured (no pair has two verdicts): the intervals take"
+                " the conservative form. Judge the copy-2 rows too.")  # fmt: skip
+    shown = ", ".join(
+        f"{name} {100 * c['disagreement']:.1f}% of {F.count(c['replicated_pairs'])} pairs"
+        for name, c in raters["classes"].items()
+        if c["replicated_pairs"]
+    )
+    return f"Raters disagreed on pairs judged twice: {shown}."
 
 
 def most_changed(df: pd.DataFrame, n: int = 10) -> pd.DataFrame:

@@ -21,13 +21,12 @@ import pyarrow.parquet as pq
 from . import _arrays, _core
 from . import _sheets as sheets
 from ._diff import Diff
-from ._io import clip, load_table, short
+from ._io import clip, short
 from ._terms import term
+from ._verdicts import Counts, match_rows, verdict_counts
 
-# The core's codes, by name: a pair's kind, and a rater's verdict (missing: none given).
+# The core's codes of a pair's kind, by name.
 KINDS = [k.name for k in sorted(_core.PairKind, key=lambda k: k.value)]
-VERDICTS = {v.name: v.value for v in _core.Verdict if v is not _core.Verdict.missing}
-_MISSING = _core.Verdict.missing.value
 _MAX_DRAWS = _core.MOST_DRAWS
 
 
@@ -95,18 +94,38 @@ class PairSample:
         schema = self._table.schema.with_metadata({"clusterscore": json.dumps(meta)})
         pq.write_table(self._table.cast(schema), p)
 
-    def raters_table(self) -> pa.Table:
-        """What raters see: both items' attributes side by side and an empty verdict
-        column, one row per pair however many orders it was drawn in; no pair kind (it
-        would bias them) and no self pairs (never judged)."""
+    def raters_table(self, since: PairSample | None = None) -> pa.Table:
+        """What raters see: both items' attributes side by side, a `copy` column and an
+        empty verdict column, one row per pair however many orders it was drawn in; no pair
+        kind (it would bias them) and no self pairs (never judged). The replicated pairs
+        (`replicated()`) follow again at the end as copy 2, for a second rater. `since`: the
+        sample this one continues; only what it did not show already (a new round)."""
         t = self._table
         shown = self.first_of_pair() & (t.column("kind").to_numpy(zero_copy_only=False) != "self")
-        t = t.filter(pa.array(shown))
+        again = self.replicated()
+        if since is not None:
+            before = match_rows(since, t.column("item_i"), t.column("item_j"))
+            known = before != _NONE
+            shown &= ~known
+            was = np.zeros(len(self), bool)
+            was[known] = np.isin(since.units()[before[known]], since.replicated())
+            again = again[~was[again]]
+        rows = np.concatenate([np.flatnonzero(shown), again])
+        copy = np.repeat(np.array([1, 2], np.int8), [int(shown.sum()), len(again)])
+        t = t.take(pa.array(rows, pa.int64()))
         attrs = [c for c in t.column_names if c not in _CORE_COLUMNS]
         cols = {"item_i": t.column("item_i"), "item_j": t.column("item_j")}
         cols.update({c: t.column(c) for c in attrs})
+        cols["copy"] = pa.array(copy)
         cols["verdict"] = pa.array([""] * t.num_rows, pa.string())
         return pa.table(cols)
+
+    def replicated(self) -> np.ndarray:
+        """The rows of the pairs a second rater judges (the `replicates` most-drawn distinct
+        non-self pairs, the most drawn first): their verdicts measure the raters' noise."""
+        kind, _, draws, *_ = self.codes()
+        count = int(self.meta.get("replicates", 0))
+        return np.asarray(_core.replicated_pairs(kind, draws, self.units(), count), np.int64)
 
     def first_of_pair(self) -> np.ndarray:
         """Per row, whether it is the first of its unordered pair: a pair drawn in both
@@ -125,12 +144,13 @@ class PairSample:
             self._units = np.where((twin != _NONE) & (twin < row), twin, row).astype(np.uint32)
         return self._units
 
-    def save_for_raters(self, path: str | Path) -> None:
+    def save_for_raters(self, path: str | Path, since: PairSample | None = None) -> None:
         """Writes the pairs that need a verdict as CSV: both items' attributes side by
-        side and an empty `verdict` column (same / different / unsure). A cell a
+        side, a `copy` column (2: a replicated pair's second copy, for another rater)
+        and an empty `verdict` column (same / different / unsure). A cell a
         spreadsheet would run as a formula is written with a leading "'" (estimate reads
-        the ids back as they were)."""
-        sheets.write(self.raters_table(), Path(path), every_column=True)
+        the ids back as they were). `since`: as raters_table's."""
+        sheets.write(self.raters_table(since), Path(path), every_column=True)
 
     # -- exploring the distance ------------------------------------------------------------
 
@@ -148,8 +168,8 @@ class PairSample:
                 f"no attribute {by!r} in the sample (attributes: {', '.join(have) or 'none'})"
             )
         values = self._table.column(col)
-        unjudged = np.full(len(self), _MISSING, dtype=np.uint8)  # shares need no verdicts
-        d = self._core_sample(unjudged).contributions(
+        none = np.zeros(len(self), np.uint32)  # shares need no verdicts
+        d = self._core_sample(Counts(none, none, none.astype(bool))).contributions(
             _arrays.id_tuple(_arrays.normalize_ids(values), True)
         )
         return (
@@ -166,11 +186,12 @@ class PairSample:
             .sort_values("jaccard_distance", ascending=False, kind="stable")
         )
 
-    def _core_sample(self, verdicts: np.ndarray, codes: Codes | None = None) -> Any:
-        """The core's judged sample: these pairs with `verdicts` (the core's codes, one per
-        pair); `codes`: this sample's codes() when the caller has them already."""
-        return _core.JudgedSample(*(codes or self.codes()), verdicts, self.meta["totals"],
-                                  mode_of(self.meta["mode"]), self.units())  # fmt: skip
+    def _core_sample(self, counts: Counts, codes: Codes | None = None) -> Any:
+        """The core's judged sample: these pairs with the verdicts `counts`; `codes`: this
+        sample's codes() when the caller has them already."""
+        return _core.JudgedSample(*(codes or self.codes()), counts.same, counts.votes,
+                                  self.meta["totals"], mode_of(self.meta["mode"]),
+                                  self.units(), _needed(self.meta))  # fmt: skip
 
     def codes(self) -> Codes:
         """The sample as the core reads it: kind, stratum, draws, U_i, B_i, E_i."""
@@ -195,29 +216,88 @@ def sample_pairs(
     stable_pairs: int | None = None,
     *,
     distance_only: bool = False,
+    replicates: int = 50,
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
 ) -> PairSample:
     """Draws `pairs` pairs with replacement in proportion to w_ij (docs/metrics.md, judging). With
     `stable_pairs=M`: stratified, `pairs` diff pairs and M stable pairs. With
-    `distance_only=True`: diff pairs only. The same seed gives the same sample."""
+    `distance_only=True`: diff pairs only. The `replicates` most-drawn pairs are marked for a
+    second rater (0: none). The same seed gives the same sample."""
     d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    return sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+    return sample_from_diff(
+        d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates
+    )
 
 
 def sample_from_diff(
-    d: Diff, pairs: int, seed: int, stable_pairs: int | None = None, *, distance_only: bool = False
+    d: Diff,
+    pairs: int,
+    seed: int,
+    stable_pairs: int | None = None,
+    *,
+    distance_only: bool = False,
+    replicates: int = 50,
 ) -> PairSample:
     """sample_pairs on a Diff already built (to draw many samples from one diff)."""
     pairs, stable, mode = sample_request(pairs, seed, stable_pairs, distance_only)
+    replicates = _count(replicates, "replicates")
     base, exp, _ = d.sources
     item_col = d.columns[0]
     try:
         raw = d.core.sample_pairs(pairs, stable, mode_of(mode), int(seed))
     except ValueError as e:
         raise ValueError(f"{base.name} vs {exp.name}: {e}") from None
-    return PairSample(_sample_table(d, raw, item_col), sample_meta(d, mode, pairs, stable, seed))
+    meta = sample_meta(d, mode, pairs, stable, seed, replicates)
+    return PairSample(_sample_table(d, raw, item_col), meta)
+
+
+def continue_sample(
+    previous: Any,
+    base: Any,
+    exp: Any,
+    items: Any = None,
+    *,
+    pairs: int,
+    stable_pairs: int | None = None,
+    item_col: str = "item_id",
+    cluster_col: str = "cluster_id",
+    weight_col: str = "weight",
+) -> PairSample:
+    """`previous` (a PairSample, or the path of a saved one) with `pairs` more draws, and
+    `stable_pairs` more stable draws if it is stratified, from the same seeded stream: the
+    sample that a first draw of the larger size gives, bit for bit. Base, Exp and items
+    must be those it was drawn from. `.raters_table(since=previous)` holds the new round."""
+    prev = previous if isinstance(previous, PairSample) else load_sample(previous)
+    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    total, seed, stable, distance_only, replicates = continued(prev, d.fingerprint, pairs,
+                                                               stable_pairs)  # fmt: skip
+    return sample_from_diff(
+        d, total, seed, stable, distance_only=distance_only, replicates=replicates
+    )
+
+
+def continued(
+    prev: PairSample, fingerprint: str, pairs: Any, stable_pairs: Any
+) -> tuple[int, int, int | None, bool, int]:
+    """What to draw to continue `prev` by `pairs` (and `stable_pairs`) more draws: (pairs,
+    seed, stable pairs or None, distance only, replicates) of the larger sample."""
+    m = prev.meta
+    if fingerprint != m["fingerprint"]:
+        raise ValueError(
+            "the inputs differ from those the sample was drawn from (another Base, Exp, items"
+            " or weight): a sample continues only on the same inputs"
+        )
+    more = _count(pairs, "pairs")
+    if stable_pairs is not None and m["mode"] != "stratified":
+        raise ValueError(f"{term('stable_pairs')} continues a stratified sample; this one is"
+                         f" {m['mode'].replace('_', ' ')}")  # fmt: skip
+    stable = None
+    if m["mode"] == "stratified":
+        stable = m["stable_pairs"] + (_count(stable_pairs, "stable_pairs") if stable_pairs else 0)
+    return (m["pairs"] + more, m["seed"], stable, m["mode"] == "distance_only",
+            int(m.get("replicates", 0)))  # fmt: skip
 
 
 def sample_request(
@@ -243,12 +323,15 @@ def sample_request(
     return pairs, stable, mode
 
 
-def sample_meta(d: Diff, mode: str, pairs: int, stable: int, seed: int) -> dict[str, Any]:
+def sample_meta(
+    d: Any, mode: str, pairs: int, stable: int, seed: int, replicates: int
+) -> dict[str, Any]:
     """A sample's metadata: how it was drawn, the diff's totals and the inputs' fingerprint."""
     return {
         "format": _FORMAT, "mode": mode, "pairs": pairs, "stable_pairs": stable,
         "seed": int(seed), "totals": d.sample_totals, "fingerprint": d.fingerprint,
-        "item_col": d.columns[0],
+        "item_col": d.columns[0], "replicates": replicates,
+        "draws_needed": d.core.draws_needed(mode_of(mode)),
     }  # fmt: skip
 
 
@@ -288,6 +371,9 @@ _MODES = ["plain", "stratified", "distance_only"]
 # Each metadata key with the type its value must have.
 _META = {"format": str, "mode": str, "pairs": int, "stable_pairs": int, "seed": int,
          "totals": dict, "fingerprint": str, "item_col": str, "checksum": str}  # fmt: skip
+# Absent in samples drawn before them: no replicates, no tails known.
+_OPTIONAL_META = {"replicates": int}
+_NEEDED = ("split_rate", "merge_rate")
 
 
 def _checksum(t: pa.Table, meta: dict[str, Any]) -> str:
@@ -378,6 +464,12 @@ def _validate_meta(p: Path, meta: Any) -> None:
         value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ValueError(f"{p}: metadata {key!r} is missing or not a {kind.__name__}")
+    for key, kind in _OPTIONAL_META.items():
+        value = meta.get(key, 0)
+        if not isinstance(value, kind) or isinstance(value, bool) or value < 0:
+            raise ValueError(f"{p}: metadata {key!r} is not a whole number ≥ 0")
+    if "draws_needed" in meta and not _valid_needed(meta["draws_needed"]):
+        raise ValueError(f"{p}: metadata 'draws_needed' is not what clusterscore writes")
     if meta["mode"] not in _MODES:
         raise ValueError(f"{p}: metadata 'mode' is {clip(repr(meta['mode']), 60)}; expected one of"
                          f" {', '.join(_MODES)}")  # fmt: skip
@@ -388,6 +480,25 @@ def _validate_meta(p: Path, meta: Any) -> None:
     extra = sorted(set(meta["totals"]) - set(_TOTALS))
     if extra:
         raise ValueError(f"{p}: metadata totals has unknown key(s) {', '.join(extra)}")
+
+
+def _whole(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64
+
+
+def _valid_needed(n: Any) -> bool:
+    """{"delta_precision": [n, n], "split_rate": n, "merge_rate": n}, n whole numbers."""
+    if not isinstance(n, dict) or set(n) != {"delta_precision", *_NEEDED}:
+        return False
+    dp = n["delta_precision"]
+    return (isinstance(dp, list | tuple) and len(dp) == 2 and all(map(_whole, dp))
+            and all(_whole(n[k]) for k in _NEEDED))  # fmt: skip
+
+
+def _needed(meta: dict) -> dict | None:
+    """The core's DrawsNeeded of a sample's metadata (None: drawn before tails were known)."""
+    n = meta.get("draws_needed")
+    return None if n is None else {**n, "delta_precision": tuple(n["delta_precision"])}
 
 
 def _validate(p: Path, table: pa.Table, meta: dict) -> None:
@@ -422,18 +533,35 @@ def _validate(p: Path, table: pa.Table, meta: dict) -> None:
         raise ValueError(f"{p}: the pairs do not match the checksum saved with them: edited?")
 
 
-def estimate(sample: PairSample, verdicts: Any) -> dict[str, dict[str, float | int | None]]:
+class Estimates(dict):
+    """Each estimate by metric name (estimate, std_error, ci_low, ci_high, pairs); `.raters`
+    says what replicated pairs measured of the raters: `measured`, `noise` (the pooled
+    within-pair variance of verdicts), and per class its `replicated_pairs` and
+    `disagreement` (the share of two verdicts on one pair that differ)."""
+
+    raters: dict[str, Any]
+
+
+def estimate(sample: PairSample, verdicts: Any) -> Estimates:
     """Unbiased estimates with standard errors and 95% intervals from judged pairs
-    (`verdicts`: item_i, item_j, verdict in same/different/unsure; pairs may be absent)."""
-    rows = _judged(sample, verdicts).estimate()
-    out = {r.pop("name"): r for r in rows}
+    (`verdicts`: item_i, item_j, verdict in same/different/unsure, optional rater and copy;
+    or a list of such files, from rounds or raters; pairs may be absent)."""
+    judged = _judged(sample, verdicts)
+    out = Estimates()
+    for r in judged.estimate():
+        out[r.pop("name")] = r
     for r in out.values():
         if not r["exact"]:
             del r["exact"]
+        needed, of = r.pop("draws_needed"), r.pop("needed_of")
+        if needed:
+            r["unreliable"] = f"needs ≈ {needed:,} judged draws of {of}"
+            r["draws_needed"] = needed
     totals = sample.meta["totals"]
     for name in ("split_distance", "merge_distance", "jaccard_distance", "affected_jaccard_index"):
         out[name] = {"estimate": totals[name], "std_error": 0.0, "ci_low": totals[name],
                      "ci_high": totals[name], "pairs": 0, "exact": True}  # fmt: skip
+    out.raters = judged.raters()
     return out
 
 
@@ -447,11 +575,11 @@ def judged_shares(sample: PairSample, verdicts: Any) -> dict[str, float | None]:
 
 def _judged(sample: PairSample, verdicts: Any) -> Any:
     """The core's judged sample, once it has a verdict to work from."""
-    codes = _verdict_codes(sample, verdicts)
+    counts = verdict_counts(sample, verdicts)
     pairs = sample.codes()
     kind, _, draws, *_ = pairs
-    _require_judgements(sample, kind, draws, codes)
-    return sample._core_sample(codes, pairs)
+    _require_judgements(sample, kind, draws, counts)
+    return sample._core_sample(counts, pairs)
 
 
 def mode_of(mode: str) -> Any:
@@ -464,11 +592,11 @@ _FEW = 30  # judged draws under which a class's intervals rest on too little
 
 
 def _require_judgements(
-    sample: PairSample, kind: np.ndarray, draws: np.ndarray, codes: np.ndarray
+    sample: PairSample, kind: np.ndarray, draws: np.ndarray, counts: Counts
 ) -> None:
     """No verdict on any pair that needs one is an error, not an estimate from self pairs
     alone; a class with few judged draws gets one warning line."""
-    judged = (codes == VERDICTS["same"]) | (codes == VERDICTS["different"])
+    judged = counts.votes > 0
     needs = np.isin(kind, list(_CLASSES))
     if not (judged & needs).any():
         raise ValueError(
@@ -476,7 +604,7 @@ def _require_judgements(
             " verdict column (same / different / unsure) first"
         )
     # Counted as raters see them: a pair drawn in both orders once.
-    blank, first = codes == _MISSING, sample.first_of_pair()
+    blank, first = ~counts.answered, sample.first_of_pair()
     if (blank & needs & first).any():
         per_class = ", ".join(
             f"{name} {int((blank & first & (kind == code)).sum()):,}"
@@ -499,69 +627,6 @@ def _require_judgements(
                 " rest on few judgements",
                 stacklevel=4,
             )
-
-
-_MOST_REPORTED = 10  # bad lines of a verdicts file named in its one-line error
-
-
-def _verdict_codes(sample: PairSample, verdicts: Any) -> np.ndarray:
-    """Per pair of the sample, the core's code of its verdict (missing where none). A
-    verdict on (i, j) serves the pair in both orders. Every bad line (an unknown verdict,
-    a pair not in the sample, two different verdicts on one pair) is reported at once, the
-    first ten named, in one error."""
-    src = load_table(verdicts, "verdicts", ("item_i", "item_j", "verdict"))
-    t = src.table
-    for c in ("item_i", "item_j", "verdict"):
-        if c not in t.column_names:
-            raise ValueError(f"{src.name}: no column {c!r} (columns: {', '.join(t.column_names)})")
-    words = [("" if v is None else str(v).strip().lower()) for v in t.column("verdict").to_pylist()]
-    vi, vj = t.column("item_i"), t.column("item_j")
-    if src.kind == "csv":  # the raters' file as written (or its like): its ids made inert
-        vi, vj = sheets.revive(vi), sheets.revive(vj)
-    si, sj = sample.table.column("item_i"), sample.table.column("item_j")
-    as_string = not all(_arrays.is_integer(c) for c in (si, sj, vi, vj))
-    ids = [_arrays.id_tuple(_arrays.normalize_ids(c, as_string)) for c in (si, sj, vi, vj)]
-    match: Any = _core.match_pairs(*ids)  # a uint32 array
-    # A pair is unordered: raters may list (j, i) for the sampled (i, j).
-    swapped: Any = _core.match_pairs(ids[0], ids[1], ids[3], ids[2])
-    match = np.where(match == _NONE, swapped, match)
-    unit = sample.units()  # both orders of a pair: one unit, one verdict
-    codes = np.full(len(sample), _MISSING, dtype=np.uint8)  # per unit
-    line_of = np.full(len(sample), -1, dtype=np.int64)  # the verdict's row, per unit
-    bad: list[tuple[list[int], str]] = []
-    for row, (pair, w) in enumerate(zip(match, words, strict=True)):
-        name = f"pair ({vi[row].as_py()!r}, {vj[row].as_py()!r})"
-        if w and w not in VERDICTS:
-            word = clip(repr(w), 40)
-            bad.append(([row], f"unknown verdict {word} (use same, different or unsure)"))
-            continue
-        if pair == _NONE:
-            bad.append(([row], f"{name} is not in the sample"))
-            continue
-        if not w:
-            continue
-        u = unit[pair]
-        if codes[u] != _MISSING and codes[u] != VERDICTS[w]:
-            bad.append(([int(line_of[u]), row], f"{name} has two different verdicts"))
-            continue
-        codes[u], line_of[u] = VERDICTS[w], row
-    if bad:
-        raise ValueError(_bad_lines(src, bad))
-    return codes[unit]
-
-
-def _bad_lines(src: Any, bad: list[tuple[list[int], str]]) -> str:
-    """One line naming the first _MOST_REPORTED of `bad` (rows, what is wrong)."""
-
-    def lines(rows: list[int]) -> str:
-        at = [src.where(r).removeprefix(f"{src.name} ") for r in rows]
-        return at[0] if len(at) == 1 else f"{at[0]} and {at[1]}"
-
-    shown = "; ".join(f"{lines(rows)}: {what}" for rows, what in bad[:_MOST_REPORTED])
-    more = f"; and {len(bad) - _MOST_REPORTED:,} more" if len(bad) > _MOST_REPORTED else ""
-    if len(bad) == 1:
-        return f"{src.name} {shown}"
-    return f"{src.name}: {len(bad):,} bad lines: {shown}{more}"
 
 
 def _twins(i: Any, j: Any) -> np.ndarray:

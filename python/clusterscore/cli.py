@@ -29,7 +29,7 @@ from ._output import Staging, file_part
 from ._plan import plan_pairs
 from ._runs import RunComparison, run_names
 from ._sample import estimate as estimate_pairs
-from ._sample import load_sample, sample_from_diff
+from ._sample import continued, load_sample, sample_from_diff
 from ._terms import command_line
 from ._threads import MOST as MOST_THREADS
 from ._threads import set_threads
@@ -796,17 +796,38 @@ def sample(
     pairs: Annotated[
         int, typer.Option("--pairs", help="Pairs to draw (diff pairs when stratified).", min=1)
     ],
-    seed: Annotated[int, typer.Option("--seed", help="Random seed: same seed, same sample.")],
     out: Annotated[Path, typer.Option("--out", help="Sample file to write (.parquet or .csv).")],
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            "--seed", help="Random seed: same seed, same sample (required unless --continue)."
+        ),  # fmt: skip
+    ] = None,
     stable_pairs: Annotated[
         int | None,
         typer.Option(
             "--stable-pairs", help="Also draw this many stable pairs (stratified).", min=0
         ),
     ] = None,
+    continue_from: Annotated[
+        Path | None,
+        typer.Option(
+            "--continue",
+            help="A sample to extend by --pairs (and --stable-pairs) more draws from its seeded"
+            " stream; the raters' file holds only the new round.",
+        ),
+    ] = None,
     distance_only: Annotated[
         bool, typer.Option("--distance-only", help="Draw diff pairs only (explore the distance).")
     ] = False,
+    replicates: Annotated[
+        int,
+        typer.Option(
+            "--replicates",
+            help="Mark this many of the most-drawn pairs for a second rater (0: none).",
+            min=0,
+        ),
+    ] = 50,
     items: ItemsOpt = None,
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
@@ -819,7 +840,16 @@ def sample(
 ) -> None:
     """Draw pairs of items to judge, in proportion to their weight in the difference between
     BASE and EXP. Writes the sample (OUT) and, beside it, OUT-stem.raters.csv: both items'
-    attributes side by side and an empty verdict column (same / different / unsure)."""
+    attributes side by side, a copy column and an empty verdict column (same / different /
+    unsure). The rows of copy 2 repeat the most-drawn pairs: give them to another rater."""
+    previous = None
+    if continue_from is not None:
+        previous = load_sample(continue_from)
+        if seed is not None and seed != previous.meta["seed"]:
+            raise ValueError(f"--seed {seed} differs from the seed of {continue_from}"
+                             f" ({previous.meta['seed']}): a continued sample keeps its seed")  # fmt: skip
+    elif seed is None:
+        raise ValueError("--seed is required (or --continue a saved sample)")
     raters = out.with_name(out.stem + ".raters.csv")
     written = [out, raters]
     if out.suffix.lower() == ".csv":
@@ -828,18 +858,24 @@ def sample(
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
     if read is None:
-        d = Diff(base, exp, items, **columns)
-        with progress.step(f"drawing {pairs:,} pairs"):
-            s = sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+        d: Any = Diff(base, exp, items, **columns)
+        draw: Any = sample_from_diff
     else:
         from . import spark
 
         d = spark.diff(read(base), read(exp), read(items), slices=[], **columns)
-        with progress.step(f"drawing {pairs:,} pairs"):
-            s = spark.sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+        draw = spark.sample_from_diff
+    if previous is not None:
+        pairs, seed, stable_pairs, distance_only, replicates = continued(
+            previous, d.fingerprint, pairs, stable_pairs
+        )
+    assert seed is not None
+    with progress.step(f"drawing {pairs:,} pairs"):
+        s = draw(d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates)
     with progress.step(f"writing {out}"):
         s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
-        s.save_for_raters(tmp[1])
+        shown_raters = s.raters_table(previous)
+        s.save_for_raters(tmp[1], since=previous)
     progress.done()
     summary = {
         **header(
@@ -848,6 +884,7 @@ def sample(
             pairs=pairs,
             stable_pairs=stable_pairs,
             distance_only=distance_only,
+            replicates=replicates,
             seed=seed,
             item_col=item_col,
             cluster_col=cluster_col,
@@ -857,15 +894,19 @@ def sample(
         "mode": s.meta["mode"],
         "draws": s.meta["pairs"] + s.meta["stable_pairs"],
         "distinct_pairs": len(s),
-        "to_judge": s.raters_table().num_rows,
+        "to_judge": shown_raters.num_rows,
+        "second_copies": int((shown_raters.column("copy").to_numpy() == 2).sum()),
+        "continues": None if continue_from is None else str(continue_from),
         "totals": s.meta["totals"],
         "written": [str(out), str(raters)],
     }
     if json_out:
         show_json(summary)
         return
+    to_judge = "to judge (no self pairs)" if previous is None else "new to judge"
     shown = {"mode": s.meta["mode"], "draws": summary["draws"], "distinct pairs": len(s),
-             "to judge (no self pairs)": summary["to_judge"], "seed": str(seed)}  # fmt: skip
+             to_judge: summary["to_judge"],
+             "of them second copies": summary["second_copies"], "seed": str(seed)}  # fmt: skip
     console = report.console()
     console.print(report.kv_table("Sample", shown))
     console.print(report.kv_table("Totals of the diff", s.meta["totals"], "impact"))
@@ -876,8 +917,12 @@ def sample(
 def estimate(
     sample_file: Annotated[Path, typer.Argument(help="Sample written by `clusterscore sample`.")],
     verdicts: Annotated[
-        Path,
-        typer.Option("--verdicts", help="Judged pairs: item_i, item_j, verdict (CSV/TSV/Parquet)."),
+        list[Path],
+        typer.Option(
+            "--verdicts",
+            help="Judged pairs: item_i, item_j, verdict, optional rater and copy"
+            " (CSV/TSV/Parquet); repeat for several files (rounds, raters).",
+        ),
     ],
     json_out: JsonOpt = False,
     report_path: ReportOpt = None,
@@ -887,20 +932,25 @@ def estimate(
 ) -> None:
     """Estimate how good the difference is from judged pairs: good and bad split and merge
     distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
-    error and a 95% confidence interval."""
+    error and a 95% confidence interval, and how often the raters disagreed on pairs judged
+    twice."""
     outputs = Outputs(report_path, png)
     s = load_sample(sample_file)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        result = estimate_pairs(s, verdicts)
+        result = estimate_pairs(s, list(verdicts))
     progress.done()
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if json_out:
-        show_json(result)
+        show_json({**result, "raters": result.raters})
     else:
-        title = f"Estimates from {verdicts} ({s.meta['mode']} sample)"
-        report.console().print(report.estimate_table(title, result))
+        title = f"Estimates from {', '.join(map(str, verdicts))} ({s.meta['mode']} sample)"
+        console = report.console()
+        console.print(report.estimate_table(title, result))
+        for line in (report.unreliable_line(result), report.raters_line(result.raters)):
+            if line:
+                console.print(line)
     outputs.write(result)
 
 

@@ -812,6 +812,7 @@ def sample_pairs(
     stable_pairs: int | None = None,
     *,
     distance_only: bool = False,
+    replicates: int = 50,
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
@@ -824,18 +825,21 @@ def sample_pairs(
     it read them)."""
     d = diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
              slices=[])  # fmt: skip
-    return sample_from_diff(d, pairs, seed, stable_pairs, distance_only=distance_only)
+    return sample_from_diff(
+        d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates
+    )
 
 
 def sample_from_diff(
     d: SparkDiff, pairs: int, seed: int, stable_pairs: int | None = None, *,
-    distance_only: bool = False,
+    distance_only: bool = False, replicates: int = 50,
 ) -> Any:  # fmt: skip
     """sample_pairs on a diff already made by clusterscore.spark.diff (to draw many samples
     from one diff)."""
     from . import _sample
 
     n, stable, mode = _sample.sample_request(pairs, seed, stable_pairs, distance_only)
+    replicates = _sample._count(replicates, "replicates")
     try:
         raw = d.core.sample_unit_pairs(n, stable, _sample.mode_of(mode), int(seed))
     except ValueError as e:
@@ -854,7 +858,8 @@ def sample_from_diff(
         }
     )  # fmt: skip
     table = _with_attributes(d._spark, _distinct_pairs(drawn))
-    return _sample.PairSample(table, _sample.sample_meta(d, mode, n, stable, seed))
+    meta = _sample.sample_meta(d, mode, n, stable, seed, replicates)
+    return _sample.PairSample(table, meta)
 
 
 def _distinct_pairs(drawn: pa.Table) -> pa.Table:

@@ -322,6 +322,10 @@ void bind_comparison(nb::module_& m) {
           },
           nb::arg("items"))
       .def("sample_totals", [](const Comparison& c) { return totals_dict(sample_totals(c)); })
+      .def(
+          "draws_needed",
+          [](const Comparison& c, SampleMode mode) { return needed_dict(draws_needed(c, mode)); },
+          nb::arg("mode"))
       .def("flows", &flows_dict)
       .def("classic",
            [](const Comparison& c) {

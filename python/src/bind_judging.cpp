@@ -21,6 +21,14 @@ nb::dict totals_dict(const SampleTotals& t) {
   return d;
 }
 
+nb::dict needed_dict(const DrawsNeeded& n) {
+  nb::dict d;
+  d["delta_precision"] = nb::make_tuple(n.delta_precision[0], n.delta_precision[1]);
+  d["split_rate"] = n.split_rate;
+  d["merge_rate"] = n.merge_rate;
+  return d;
+}
+
 namespace {
 
 // The columns both sample tables have, moved into `d`: each row's kind (as its code),
@@ -79,37 +87,51 @@ SampleTotals totals_of(const nb::dict& d) {
   return t;
 }
 
+// DrawsNeeded from its dict (needed_dict's keys); none: nothing known, nothing marked.
+DrawsNeeded needed_of(const std::optional<nb::dict>& d) {
+  DrawsNeeded n;
+  if (!d) return n;
+  const nb::tuple dp = nb::cast<nb::tuple>((*d)["delta_precision"]);
+  if (dp.size() != 2) throw std::invalid_argument("clusterscore: delta_precision needs 2 strata");
+  n.delta_precision[0] = nb::cast<uint64_t>(dp[0]);
+  n.delta_precision[1] = nb::cast<uint64_t>(dp[1]);
+  n.split_rate = nb::cast<uint64_t>((*d)["split_rate"]);
+  n.merge_rate = nb::cast<uint64_t>((*d)["merge_rate"]);
+  return n;
+}
+
 // A judged sample as Python hands it over: its columns, kept alive here, and the core's
 // view of them. Built once, then asked for estimates, shares or contributions.
 struct BoundJudgedSample {
   Array<uint8_t> kind, stratum;
   Array<uint64_t> draws;
   Array<double> U, B, E;
-  Array<uint8_t> verdict;
+  Array<uint32_t> same, votes;
   std::optional<Array<uint32_t>> unit;
   JudgedSample sample;
 
   BoundJudgedSample(Array<uint8_t> kind_, Array<uint8_t> stratum_, Array<uint64_t> draws_,
-                    Array<double> U_, Array<double> B_, Array<double> E_, Array<uint8_t> verdict_,
-                    const nb::dict& totals, SampleMode mode, std::optional<Array<uint32_t>> unit_)
+                    Array<double> U_, Array<double> B_, Array<double> E_, Array<uint32_t> same_,
+                    Array<uint32_t> votes_, const nb::dict& totals, SampleMode mode,
+                    std::optional<Array<uint32_t>> unit_, const std::optional<nb::dict>& needed)
       : kind(std::move(kind_)),
         stratum(std::move(stratum_)),
         draws(std::move(draws_)),
         U(std::move(U_)),
         B(std::move(B_)),
         E(std::move(E_)),
-        verdict(std::move(verdict_)),
+        same(std::move(same_)),
+        votes(std::move(votes_)),
         unit(std::move(unit_)) {
     const size_t n = kind.shape(0);
-    for (size_t len :
-         {stratum.shape(0), draws.shape(0), U.shape(0), B.shape(0), E.shape(0), verdict.shape(0)})
+    for (size_t len : {stratum.shape(0), draws.shape(0), U.shape(0), B.shape(0), E.shape(0),
+                       same.shape(0), votes.shape(0)})
       if (len != n)
         throw std::invalid_argument("clusterscore: judged sample columns differ in length");
     for (size_t p = 0; p < n; ++p) {
       if (stratum.data()[p] > 1)
         throw std::invalid_argument("clusterscore: stratum must be 0 or 1");
-      if (kind.data()[p] > 3 || verdict.data()[p] > 3)
-        throw std::invalid_argument("clusterscore: bad pair kind or verdict code");
+      if (kind.data()[p] > 3) throw std::invalid_argument("clusterscore: bad pair kind code");
     }
     sample.kind = {reinterpret_cast<const PairKind*>(kind.data()), n};
     sample.stratum = {stratum.data(), n};
@@ -117,10 +139,12 @@ struct BoundJudgedSample {
     sample.U = {U.data(), n};
     sample.B = {B.data(), n};
     sample.E = {E.data(), n};
-    sample.verdict = {reinterpret_cast<const Verdict*>(verdict.data()), n};
+    sample.same = {same.data(), n};
+    sample.votes = {votes.data(), n};
     if (unit) sample.unit = {unit->data(), size_t(unit->shape(0))};
     sample.totals = totals_of(totals);
     sample.mode = mode;
+    sample.needed = needed_of(needed);
   }
 };
 
@@ -135,9 +159,27 @@ nb::list estimate_list(const BoundJudgedSample& s) {
     d["ci_high"] = opt(e.ci_high);
     d["pairs"] = e.pairs;
     d["exact"] = e.exact;
+    d["draws_needed"] = e.draws_needed;
+    d["needed_of"] = e.needed_of;
     out.append(d);
   }
   return out;
+}
+
+nb::dict raters_dict(const BoundJudgedSample& s) {
+  const RaterAgreement r = rater_agreement(s.sample);
+  nb::dict d, classes;
+  d["measured"] = r.measured;
+  d["noise"] = r.noise;
+  const char* names[3] = {"split", "merge", "stable"};
+  for (size_t c = 0; c < 3; ++c) {
+    nb::dict one;
+    one["replicated_pairs"] = r.replicated[c];
+    one["disagreement"] = opt(r.disagreement[c]);
+    classes[names[c]] = one;
+  }
+  d["classes"] = classes;
+  return d;
 }
 
 nb::dict shares_dict(const BoundJudgedSample& s) {
@@ -180,14 +222,26 @@ void bind_judging(nb::module_& m) {
       .value("distance_only", SampleMode::kDistanceOnly);
   nb::class_<BoundJudgedSample>(m, "JudgedSample")
       .def(nb::init<Array<uint8_t>, Array<uint8_t>, Array<uint64_t>, Array<double>, Array<double>,
-                    Array<double>, Array<uint8_t>, const nb::dict&, SampleMode,
-                    std::optional<Array<uint32_t>>>(),
+                    Array<double>, Array<uint32_t>, Array<uint32_t>, const nb::dict&, SampleMode,
+                    std::optional<Array<uint32_t>>, const std::optional<nb::dict>&>(),
            nb::arg("kind"), nb::arg("stratum"), nb::arg("draws"), nb::arg("U"), nb::arg("B"),
-           nb::arg("E"), nb::arg("verdict"), nb::arg("totals"), nb::arg("mode"),
-           nb::arg("unit").none() = nb::none())
+           nb::arg("E"), nb::arg("same"), nb::arg("votes"), nb::arg("totals"), nb::arg("mode"),
+           nb::arg("unit").none() = nb::none(), nb::arg("needed").none() = nb::none())
       .def("estimate", &estimate_list)
+      .def("raters", &raters_dict)
       .def("shares", &shares_dict)
       .def("contributions", &contributions_dict, nb::arg("values"));
+  m.def(
+      "replicated_pairs",
+      [](Array<uint8_t> kind, Array<uint64_t> draws, Array<uint32_t> unit, uint64_t count) {
+        const size_t n = kind.shape(0);
+        for (size_t p = 0; p < n; ++p)
+          if (kind.data()[p] > 3) throw std::invalid_argument("clusterscore: bad pair kind code");
+        return to_numpy(replicated_pairs({reinterpret_cast<const PairKind*>(kind.data()), n},
+                                         {draws.data(), size_t(draws.shape(0))},
+                                         {unit.data(), size_t(unit.shape(0))}, count));
+      },
+      nb::arg("kind"), nb::arg("draws"), nb::arg("unit"), nb::arg("count"));
   m.def(
       "plan_pairs",
       [](const nb::dict& totals, double same_split, double same_merge, double same_stable,

@@ -108,6 +108,7 @@ inline nb::object opt(const std::optional<double>& v) {
 // Conversions of one area used by another (the Comparison's methods return them).
 nb::dict scores_dict(const ClassicScores& s, bool weighted);
 nb::dict totals_dict(const SampleTotals& t);
+nb::dict needed_dict(const DrawsNeeded& n);
 nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, SampleMode mode,
                      uint64_t seed);
 nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,

@@ -21,6 +21,9 @@ enum class Population : uint8_t {
 
 SampleTotals sample_totals(const Comparison& diff);
 
+// What each stratum of a sample drawn in `mode` needs (pair_sample.h). O(items + cells).
+DrawsNeeded draws_needed(const Comparison& diff, SampleMode mode);
+
 // Draws the sample. `diff` must be an impact comparison of items. Throws
 // std::invalid_argument if a stratum with draws has an empty population (e.g. no item
 // changed), or if `diff` holds units (ItemsInput::counts). O(items +

@@ -19,6 +19,17 @@ struct Case {
                nullptr,
                MetricFamily::kImpact};
 };
+// One verdict per pair, as the core counts verdicts: `same` of `votes`.
+struct Votes {
+  explicit Votes(const std::vector<Verdict>& v) {
+    for (Verdict x : v) {
+      votes.push_back(x == Verdict::kSame || x == Verdict::kDifferent ? 1 : 0);
+      same.push_back(x == Verdict::kSame ? 1 : 0);
+    }
+  }
+  std::vector<uint32_t> same, votes;
+};
+
 }  // namespace
 
 TEST(Sampling, KindsMatchTheClusterings) {
@@ -79,8 +90,9 @@ TEST(Estimate, HandComputedMeansAndErrors) {
   std::vector<uint8_t> stratum(3, 0);
   std::vector<uint64_t> draws = {2, 1, 1};
   std::vector<double> U = {4, 4, 4}, B = {2, 2, 2}, E = {3, 3, 3};
-  std::vector<Verdict> v = {Verdict::kDifferent, Verdict::kSame, Verdict::kUnsure};
-  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain};
+  const Votes v({Verdict::kDifferent, Verdict::kSame, Verdict::kUnsure});
+  JudgedSample s{kind,           stratum,           draws, U, B, E, v.same, v.votes,
+                 SampleTotals{}, SampleMode::kPlain};
   s.totals.split_distance = 0.5;
   std::vector<Estimate> e = estimate(s);
   ASSERT_EQ(e[0].name, "good_split_distance");
@@ -88,10 +100,10 @@ TEST(Estimate, HandComputedMeansAndErrors) {
   EXPECT_NEAR(*e[0].estimate, 0.5 * 2.0 / 3, 1e-15);
   EXPECT_NEAR(*e[1].estimate, 0.5 / 3, 1e-15);
   EXPECT_EQ(e[0].pairs, 3u);
-  // The distinct pair is the unit: Σ (c·d·g)² / W² · u/(u − 1), c = 4/3 (3 of 4 draws
-  // judged), g = 1/3 (drawn twice) and −2/3, u = 2 judged pairs.
+  // Raters not measured: the distinct pair is the unit, Σ (c·d·g)² / W² · N/(N − 1),
+  // c = 4/3 (3 of 4 draws judged), g = 1/3 (drawn twice) and −2/3, N = 3 judged draws.
   const double c = 4.0 / 3, m = 2.0 / 3, w = 3 * c;
-  const double var = (std::pow(c * 2 * (1 - m), 2) + std::pow(c * m, 2)) / (w * w) * 2.0;
+  const double var = (std::pow(c * 2 * (1 - m), 2) + std::pow(c * m, 2)) / (w * w) * 1.5;
   EXPECT_NEAR(*e[0].std_error, 0.5 * std::sqrt(var), 1e-15);
   // merge_distance 0: known exactly, whatever was judged.
   EXPECT_TRUE(e[2].exact && *e[2].estimate == 0 && *e[2].ci_low == 0 && *e[2].ci_high == 0);
@@ -103,20 +115,21 @@ TEST(Estimate, HandComputedMeansAndErrors) {
 TEST(Estimate, BothOrdersOfAPairAreOneUnit) {
   // Rows 0 and 1 are (i, j) and (j, i), drawn 2 and 1 times, judged different (one
   // verdict); row 2 is another pair, judged same, drawn once. As one unit the two rows'
-  // terms add before squaring: u = 2 units, not 3.
+  // terms add before squaring (N = 4 judged draws).
   std::vector<PairKind> kind(3, PairKind::kSplit);
   std::vector<uint8_t> stratum(3, 0);
   std::vector<uint64_t> draws = {2, 1, 1};
   std::vector<double> U = {4, 4, 4}, B = {2, 2, 2}, E = {3, 3, 3};
-  std::vector<Verdict> v = {Verdict::kDifferent, Verdict::kDifferent, Verdict::kSame};
+  const Votes v({Verdict::kDifferent, Verdict::kDifferent, Verdict::kSame});
   std::vector<uint32_t> unit = {0, 0, 2};
-  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain, unit};
+  JudgedSample s{kind, stratum, draws, U, B, E, v.same, v.votes, SampleTotals{}, SampleMode::kPlain,
+                 unit};
   s.totals.split_distance = 1.0;
   const double m = 3.0 / 4;  // mean of "different" over 4 draws
-  const double paired = (std::pow(3 * (1 - m), 2) + std::pow(m, 2)) / 16 * 2.0;
+  const double paired = (std::pow(3 * (1 - m), 2) + std::pow(m, 2)) / 16 * 4 / 3;
   EXPECT_NEAR(*estimate(s)[0].std_error, std::sqrt(paired), 1e-15);
   s.unit = {};
-  const double apart = (std::pow(2 * (1 - m), 2) + std::pow(1 - m, 2) + m * m) / 16 * 1.5;
+  const double apart = (std::pow(2 * (1 - m), 2) + std::pow(1 - m, 2) + m * m) / 16 * 4 / 3;
   EXPECT_NEAR(*estimate(s)[0].std_error, std::sqrt(apart), 1e-15);
   std::vector<uint32_t> past = {0, 0, 3};
   s.unit = past;
@@ -129,8 +142,9 @@ TEST(Estimate, AgreeingVerdictsStillGiveAnIntervalWithinRange) {
   std::vector<uint8_t> stratum(10, 0);
   std::vector<uint64_t> draws(10, 1);
   std::vector<double> U(10, 4), B(10, 2), E(10, 3);
-  std::vector<Verdict> v(10, Verdict::kDifferent);
-  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain};
+  const Votes v(std::vector<Verdict>(10, Verdict::kDifferent));
+  JudgedSample s{kind,           stratum,           draws, U, B, E, v.same, v.votes,
+                 SampleTotals{}, SampleMode::kPlain};
   s.totals.split_distance = 0.5;
   const std::vector<Estimate> e = estimate(s);
   // good_split_distance 0.5 · 1, interval 0.5 · [Wilson lower bound for 10 of 10, 1].
@@ -156,8 +170,9 @@ TEST(Estimate, SelfPairsPartIsKnownNotSampled) {
   std::vector<uint8_t> stratum = {0, 0};
   std::vector<uint64_t> draws = {3, 5};
   std::vector<double> U = {4, 4}, B = {2, 2}, E = {3, 3};
-  std::vector<Verdict> v = {Verdict::kSame, Verdict::kMissing};
-  JudgedSample s{kind, stratum, draws, U, B, E, v, SampleTotals{}, SampleMode::kPlain};
+  const Votes v({Verdict::kSame, Verdict::kMissing});
+  JudgedSample s{kind,           stratum,           draws, U, B, E, v.same, v.votes,
+                 SampleTotals{}, SampleMode::kPlain};
   s.totals.affected_jaccard_index = 0.8;
   s.totals.stable_mass = 0.4;
   s.totals.self_mass = 0.1;
@@ -167,4 +182,60 @@ TEST(Estimate, SelfPairsPartIsKnownNotSampled) {
   EXPECT_NEAR(*e[7].estimate, 0.0, 1e-15);
   // delta_precision: self part −0.05 plus (0.4 − 0.1)·mean(l·1[≡]), l = U/E − U/B = −2/3.
   EXPECT_NEAR(*e[8].estimate, -0.05 + 0.3 * (4.0 / 3 - 2), 1e-15);
+}
+
+TEST(Estimate, ReplicatedVerdictsMeasureTheRaters) {
+  // Three split pairs drawn 3, 1, 1 times: the first judged twice (same, different), the
+  // others once (same; different). σ̂² = (1 − 1²/2)/(2 − 1) = 1/2; the class mean of i ≡ j
+  // is (3·1/2 + 1 + 0)/5 = 1/2. Variance: draws Σ n(f − q)²/N² · N/(N − 1) = 0.5/25 · 5/4,
+  // plus noise σ̂²·Σ n_j(n_j − 1)/m_j / N² = 0.5 · (3·2/2) / 25.
+  std::vector<PairKind> kind(3, PairKind::kSplit);
+  std::vector<uint8_t> stratum(3, 0);
+  std::vector<uint64_t> draws = {3, 1, 1};
+  std::vector<double> U(3, 4), B(3, 2), E(3, 3);
+  std::vector<uint32_t> same = {1, 1, 0}, votes = {2, 1, 1};
+  JudgedSample s{kind, stratum, draws, U, B, E, same, votes, SampleTotals{}, SampleMode::kPlain};
+  s.totals.split_distance = 0.5;
+  const RaterAgreement r = rater_agreement(s);
+  EXPECT_TRUE(r.measured);
+  EXPECT_NEAR(r.noise, 0.5, 1e-15);
+  EXPECT_EQ(r.replicated[0], 1u);
+  EXPECT_EQ(*r.disagreement[0], 1.0);
+  EXPECT_FALSE(r.disagreement[1].has_value());
+  const std::vector<Estimate> e = estimate(s);
+  EXPECT_NEAR(*e[1].estimate, 0.25, 1e-15);
+  EXPECT_NEAR(*e[1].std_error, 0.5 * std::sqrt(0.5 / 25 * 1.25 + 0.5 * 3 / 25), 1e-15);
+  // Honest raters (their verdicts agree): the draws alone, each its own unit.
+  std::vector<uint32_t> agree = {2, 1, 0};
+  s.same = agree;
+  const double q = 4.0 / 5, draws_v = (3 * 0.2 * 0.2 + 0.2 * 0.2 + 0.8 * 0.8) / 25 * 1.25;
+  EXPECT_EQ(rater_agreement(s).noise, 0.0);
+  EXPECT_NEAR(*estimate(s)[1].estimate, 0.5 * q, 1e-15);
+  EXPECT_NEAR(*estimate(s)[1].std_error, 0.5 * std::sqrt(draws_v), 1e-15);
+}
+
+TEST(Estimate, VerdictCountsMustBeConsistent) {
+  std::vector<PairKind> kind(2, PairKind::kSplit);
+  std::vector<uint8_t> stratum(2, 0);
+  std::vector<uint64_t> draws = {1, 1};
+  std::vector<double> U(2, 4), B(2, 2), E(2, 3);
+  std::vector<uint32_t> same = {2, 0}, votes = {1, 1}, unit = {0, 0};
+  JudgedSample s{kind, stratum, draws, U, B, E, same, votes, SampleTotals{}, SampleMode::kPlain};
+  EXPECT_THROW(estimate(s), std::invalid_argument);  // more same verdicts than verdicts
+  same = {1, 0};
+  s.unit = unit;  // one pair in two orders, with two different verdicts
+  EXPECT_THROW(estimate(s), std::invalid_argument);
+}
+
+TEST(Estimate, ReplicatesAreTheMostDrawnNonSelfPairs) {
+  // Rows 0 and 2 are one pair in two orders (3 + 2 draws); row 1 a self pair drawn 9 times;
+  // rows 3, 4 drawn 4 times each (a tie, in row order).
+  std::vector<PairKind> kind = {PairKind::kSplit, PairKind::kSelf, PairKind::kSplit,
+                                PairKind::kMerge, PairKind::kStable};
+  std::vector<uint64_t> draws = {3, 9, 2, 4, 4};
+  std::vector<uint32_t> unit = {0, 1, 0, 3, 4};
+  EXPECT_EQ(replicated_pairs(kind, draws, unit, 2), (std::vector<uint32_t>{0, 3}));
+  EXPECT_EQ(replicated_pairs(kind, draws, unit, 10), (std::vector<uint32_t>{0, 3, 4}));
+  EXPECT_EQ(replicated_pairs(kind, draws, {}, 1), (std::vector<uint32_t>{3}));
+  EXPECT_TRUE(replicated_pairs(kind, draws, unit, 0).empty());
 }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from fractions import Fraction
+from typing import Any
 
 
 def common_members(a: dict, b: dict) -> tuple[dict, dict, list]:
@@ -193,14 +194,16 @@ def abcde_pairs(base: dict, exp: dict, w: dict) -> list:
     return out
 
 
-def abcde_truth(pairs: list, ideal: dict, flip: float = 0.0) -> dict:
+def abcde_truth(pairs: list, ideal: dict, flip: Any = 0.0) -> dict:
     """Exact values of the docs/metrics.md, judging estimands given the ideal clustering; with
-    `flip`, what raters who answer each judged pair wrongly with that probability estimate
-    (self pairs are never judged: always the same entity)."""
+    `flip` (a probability, or a function of the pair (i, j) giving one), what raters who
+    answer each judged pair wrongly with that probability estimate (self pairs are never
+    judged: always the same entity)."""
 
     def same(i, j):
         s = ideal[i] == ideal[j]
-        return float(s) if i == j else (1.0 - flip if s else flip)
+        f = flip(i, j) if callable(flip) else flip
+        return float(s) if i == j else (1.0 - f if s else f)
 
     v = dict.fromkeys(
         ["good_split_distance", "bad_split_distance", "good_merge_distance", "bad_merge_distance",

@@ -68,7 +68,7 @@ def test_raters_file_is_inert_and_estimate_reads_it_back(tmp_path):
     with open(path, "w", newline="", encoding="utf-8") as f:
         csv.writer(f).writerows([header, *body])
     direct = pd.DataFrame({"item_i": filled["item_i"], "item_j": filled["item_j"],
-                           "verdict": verdicts})  # fmt: skip
+                           "copy": filled["copy"], "verdict": verdicts})  # fmt: skip
     assert cs.estimate(s, path) == cs.estimate(s, direct)
     # The attributes read back verbatim too.
     back = pd.read_csv(path, dtype=str, keep_default_na=False)

@@ -134,7 +134,7 @@ def _moved_again(actual: pa.Table) -> pa.Table:
 
 def _judged(truth: pa.Table, actual: pa.Table, items: pa.Table) -> Any:
     s = cs.sample_pairs(truth, actual, pairs=600, seed=13, items=items, stable_pairs=200)
-    pairs = s.raters_table().to_pandas()[["item_i", "item_j"]]
+    pairs = s.raters_table().to_pandas()[["item_i", "item_j", "copy"]]
     words = np.array(["same", "different", "unsure"])
     verdict = words[np.random.default_rng(14).integers(0, 3, len(pairs))]
     return [s.pairs, cs.estimate(s, pairs.assign(verdict=verdict))]

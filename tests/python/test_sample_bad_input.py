@@ -159,9 +159,13 @@ def test_a_pair_drawn_in_both_orders_is_one_pair_to_judge(sample, tmp_path):
     both = {(i, j) for i, j in keys if i != j and (j, i) in keys}
     assert both  # this sample draws many pairs in both orders
     shown = sample.raters_table().to_pandas()
-    unordered = {frozenset(k) for k in zip(shown.item_i, shown.item_j, strict=True)}
-    assert len(unordered) == len(shown)  # one row per pair
+    first = shown[shown["copy"] == 1]
+    unordered = {frozenset(k) for k in zip(first.item_i, first.item_j, strict=True)}
+    assert len(unordered) == len(first)  # one row per pair
     assert unordered == {frozenset((i, j)) for i, j in keys if i != j}
+    # Copy 2 repeats the most-drawn pairs (all of them here: fewer than 50) for a second rater.
+    second = shown[shown["copy"] == 2]
+    assert len(second) == len(first) and list(shown["copy"]) == [1] * len(first) + [2] * len(first)
     # One verdict per row of the raters' file serves both orders: the same estimates as a
     # verdict written for every order drawn.
     truth = dict(BASE)
@@ -208,7 +212,7 @@ def test_every_bad_line_is_reported_at_once(sample, tmp_path):
 
 
 def test_pairs_without_a_verdict_are_counted_per_class(sample):
-    shown = sample.raters_table().to_pandas()
+    shown = sample.raters_table().to_pandas().query("copy == 1")
     v = shown[["item_i", "item_j"]].assign(verdict="same").iloc[:5]
     with pytest.warns(UserWarning, match=rf"no verdict on {len(shown) - 5} of the {len(shown)}"
                       r" pairs to judge \(split \d+ of \d+, merge \d+ of \d+"):  # fmt: skip

@@ -50,6 +50,8 @@ def edited_value(v):
         return v + "x"
     if isinstance(v, float):
         return float(np.nextafter(v, np.inf))
+    if isinstance(v, list):
+        return [*v[:-1], edited_value(v[-1])]
     return v + 1
 
 

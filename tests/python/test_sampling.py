@@ -139,11 +139,12 @@ def test_raters_file_round_trips_through_a_spreadsheet(tmp_path):
     s.save_for_raters(raters)
     df = pd.read_csv(raters, keep_default_na=False)
     assert list(df.columns) == ["item_i", "item_j", "weight_i", "src_i", "weight_j", "src_j",
-                                "verdict"]  # fmt: skip
+                                "copy", "verdict"]  # fmt: skip
     assert (df.verdict == "").all() and "kind" not in df.columns
-    # One row per pair, however many orders it was drawn in.
+    # One row per pair, however many orders it was drawn in; the 50 most drawn again.
     pairs = s.pairs[s.pairs.kind != "self"]
-    assert len(df) == len({frozenset(k) for k in zip(pairs.item_i, pairs.item_j, strict=True)})
+    distinct = len({frozenset(k) for k in zip(pairs.item_i, pairs.item_j, strict=True)})
+    assert (df["copy"] == 1).sum() == distinct and (df["copy"] == 2).sum() == min(50, distinct)
     df["verdict"] = np.where(df.index % 2 == 0, "same", "Different ")  # a rater's typing
     df.loc[3, "verdict"] = ""  # left unjudged
     df.to_csv(raters, index=False)

@@ -28,8 +28,8 @@ from ._io import EXHAUSTED
 from ._output import Staging, file_part
 from ._plan import plan_pairs
 from ._runs import RunComparison, run_names
-from ._sample import estimate as estimate_pairs
 from ._sample import continued, load_sample, sample_from_diff
+from ._sample import estimate as estimate_pairs
 from ._terms import command_line
 from ._threads import MOST as MOST_THREADS
 from ._threads import set_threads
@@ -846,8 +846,10 @@ def sample(
     if continue_from is not None:
         previous = load_sample(continue_from)
         if seed is not None and seed != previous.meta["seed"]:
-            raise ValueError(f"--seed {seed} differs from the seed of {continue_from}"
-                             f" ({previous.meta['seed']}): a continued sample keeps its seed")  # fmt: skip
+            raise ValueError(
+                f"--seed {seed} differs from the seed of {continue_from}"
+                f" ({previous.meta['seed']}): a continued sample keeps its seed"
+            )
     elif seed is None:
         raise ValueError("--seed is required (or --continue a saved sample)")
     raters = out.with_name(out.stem + ".raters.csv")

@@ -794,7 +794,11 @@ def sample(
     base: Annotated[str, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
     exp: Annotated[str, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
     pairs: Annotated[
-        int, typer.Option("--pairs", help="Pairs to draw (diff pairs when stratified).", min=1)
+        int,
+        typer.Option(
+            "--pairs", help="Pairs to draw (diff pairs when stratified; more, with --continue).",
+            min=0,
+        ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Sample file to write (.parquet or .csv).")],
     seed: Annotated[
@@ -850,8 +854,14 @@ def sample(
                 f"--seed {seed} differs from the seed of {continue_from}"
                 f" ({previous.meta['seed']}): a continued sample keeps its seed"
             )
+        if distance_only:
+            raise ValueError("--distance-only: a continued sample keeps its mode")
+        if pairs == 0 and not stable_pairs:
+            raise ValueError("--pairs 0 and no --stable-pairs: nothing more to draw")
     elif seed is None:
         raise ValueError("--seed is required (or --continue a saved sample)")
+    elif pairs == 0:
+        raise ValueError("--pairs must be at least 1")
     raters = out.with_name(out.stem + ".raters.csv")
     written = [out, raters]
     if out.suffix.lower() == ".csv":
@@ -975,7 +985,10 @@ def plan(
         Path | None, typer.Option("--pilot-sample", help="A pilot sample already judged.")
     ] = None,
     pilot_verdicts: Annotated[
-        Path | None, typer.Option("--pilot-verdicts", help="The pilot sample's verdicts.")
+        list[Path] | None,
+        typer.Option(
+            "--pilot-verdicts", help="The pilot sample's verdicts; repeat for several files."
+        ),
     ] = None,
     confidence: ConfidenceOpt = 0.95,
     items: ItemsOpt = None,
@@ -988,10 +1001,11 @@ def plan(
 ) -> None:
     """How many pairs to draw (`clusterscore sample --pairs N --stable-pairs M`) and judge so
     that each metric's interval half-width is at most H: from the diff's exact multipliers
-    and the worst-case proportions, or those of a judged pilot sample."""
+    and the worst-case proportions, or those of a judged pilot sample (and then how many
+    more draws each stratum of a stratified pilot needs: `sample --continue`)."""
     if (pilot_sample is None) != (pilot_verdicts is None):
         raise ValueError("--pilot-sample and --pilot-verdicts go together")
-    pilot = None if pilot_sample is None else (str(pilot_sample), pilot_verdicts)
+    pilot = None if pilot_sample is None else (str(pilot_sample), list(pilot_verdicts or []))
     result = plan_pairs(
         base, exp, items, half_width=half_width, confidence=confidence, metrics=metric,
         pilot=pilot, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
@@ -1008,6 +1022,13 @@ def plan(
             "estimate",
         )
     )
+    if "more_pairs" in result:
+        console.print(
+            f"Beyond the pilot: {result['more_pairs']:,} more diff pairs and"
+            f" {result['more_stable_pairs']:,} more stable pairs (clusterscore sample ..."
+            f" --continue {pilot_sample} --pairs {result['more_pairs']} --stable-pairs"
+            f" {result['more_stable_pairs']})."
+        )
     basis = "the pilot's proportions" if pilot else "the worst case (proportions of 1/2)"
     console.print(
         f"Draw {result['pairs']:,} diff pairs and {result['stable_pairs']:,} stable pairs"

@@ -341,13 +341,12 @@ std::vector<double> self_weight_sq(const Comparison& diff, const Sampler& sample
   return out;
 }
 
-// The judged draws a population's tail asks for: for each share S of Σ p·|x| (S = 0.1,
-// 0.2, ..., 0.5), the largest |x| carrying it hold a probability P(S) of a draw, and the
-// sample is to see that tail 20·S times on average (10 times the half that carries half
-// the mean, twice the tenth): max_S 20·S / P(S). A stratum with fewer draws may miss a
-// part of the mean that its interval then cannot show. The points (mass p, value x) that
-// `visit(add)` hands to add are binned by |x| in steps of 2^(1/8) (O(1) memory whatever
-// the cells; the draws needed are then approximate, as they are said to be).
+// The judged draws a population's tail asks for: the largest |x| carrying half of Σ p·|x|
+// hold a probability P of a draw, and the sample is to see them 10 times on average:
+// 10 / P. A stratum with fewer draws may miss half of its mean, which its interval then
+// cannot show. The points (mass p, value x) that `visit(add)` hands to add are binned by
+// |x| in steps of 2^(1/8) (O(1) memory whatever the cells; the draws needed are then
+// approximate, as they are said to be).
 template <class Visit>
 uint64_t needed_draws(Visit visit) {
   constexpr int kSteps = 8, kLowest = -1100 * kSteps, kBins = 2 * 1100 * kSteps + 2;
@@ -363,15 +362,13 @@ uint64_t needed_draws(Visit visit) {
     total_size.add(m * a);
   });
   if (total_mass.value() <= 0 || total_size.value() <= 0) return 0;
-  double needed = 0, p = 0, s = 0;
-  int next = 1;  // the next share, in tenths
-  for (int bin = kBins - 1; bin >= 0 && next <= 5; --bin) {
+  double p = 0, s = 0;
+  for (int bin = kBins - 1; bin >= 0; --bin) {
     p += mass[size_t(bin)] / total_mass.value();
     s += size[size_t(bin)] / total_size.value();
-    for (; next <= 5 && s >= 0.1 * next - 1e-12; ++next)
-      needed = std::max(needed, 2.0 * next / std::max(p, 1e-300));
+    if (s >= 0.5 - 1e-12) break;
   }
-  return uint64_t(std::ceil(std::min(needed, 1e15)));
+  return uint64_t(std::ceil(std::min(10 / std::max(p, 1e-300), 1e15)));
 }
 
 }  // namespace

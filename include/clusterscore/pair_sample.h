@@ -57,9 +57,9 @@ struct SampleTotals {
 
 // Per stratum of a sample, the judged draws that the tail of its labels needs for a normal
 // interval (docs/metrics.md, judging: a tail the sample cannot see is said, not hidden):
-// enough that the pairs of largest |label| carrying each tenth up to half of the stratum's
-// Σ w_ij·|l_ij| are drawn often enough (2 to 10 times on average) for the interval to see
-// them. Known from the diff before any verdict; 0 for an empty population.
+// enough that the pairs of largest |label| carrying half of the stratum's Σ w_ij·|l_ij|
+// are drawn 10 times on average, so that the interval sees them. Known from the diff
+// before any verdict; 0 for an empty population.
 struct DrawsNeeded {
   uint64_t delta_precision[2] = {0, 0};     // l_ij: the plain or diff stratum; stable stratum
   uint64_t split_rate = 0, merge_rate = 0;  // U/B over split pairs, U/E over merge pairs

@@ -796,7 +796,8 @@ def sample(
     pairs: Annotated[
         int,
         typer.Option(
-            "--pairs", help="Pairs to draw (diff pairs when stratified; more, with --continue).",
+            "--pairs",
+            help="Pairs to draw (diff pairs when stratified; more, with --continue).",
             min=0,
         ),
     ],

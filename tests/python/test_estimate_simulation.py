@@ -1,18 +1,16 @@
 """Estimates in simulation (docs/metrics.md, judging): an ideal clustering, Base and Exp derived
-from it with good and bad changes, verdicts answered from the ideal clustering. Over 1,000 seeds
-every estimate's mean error is within 3 standard errors of the exact value (computed by brute
-force), the 95% intervals cover it in 93-97% of runs, and the reported standard error is within
+from it with good and bad changes, verdicts answered from the ideal clustering, one rater per
+pair (no replicates: the distinct-pair form; test_raters_simulation judges replicates, and
+raters who err). Over 600 seeds every estimate's mean error is within 4 standard errors of the
+exact value (computed by brute force), the 95% intervals cover it in 93-97% of runs (within the
+simulation's own binomial error), and the reported standard error is within
 0.85-1.15 of the estimates' spread: with draws from one stratum or two, with 30% of verdicts
 unsure at random, and with unsure rates that differ by class.
 
-The standard error takes the distinct unordered pair as its unit (its draws, in either
-order, share one verdict). With raters who flip 10% of verdicts on a diff small enough that
-pairs repeat, that is what keeps the intervals honest about the noisy verdicts' own
-estimand. With raters who never err, a pair drawn many times makes it conservative (no
-replicated verdicts measure the raters here): these worlds are large enough that pairs
-seldom repeat, as in real diffs, but two strata and the noisy world draw enough pairs in
-both orders to cover up to 97.2% (in a tenth of this size, two strata gave SE/SD up to
-1.14 and coverage up to 97.5%).
+Without replicates the standard error takes the distinct unordered pair as its unit (its
+draws, in either order, share one verdict). With raters who never err, a pair drawn many
+times makes it conservative: these worlds are large enough that pairs seldom repeat, as in
+real diffs, but two strata draw enough pairs in both orders to cover up to 97.2%.
 
 Small samples (50 pairs in all; 20 stable pairs beside 2,000 diff pairs, and the reverse),
 verdicts all of one kind, and heavy-tailed weights: coverage at least 90% (93% with heavy
@@ -29,7 +27,7 @@ from reference import abcde_pairs, abcde_truth
 import clusterscore as cs
 from clusterscore._sample import sample_from_diff
 
-RUNS = 1000
+RUNS = 600
 ESTIMATES = [
     "good_split_distance", "bad_split_distance", "good_merge_distance", "bad_merge_distance",
     "good_distance", "bad_distance", "affected_good_index", "affected_bad_index",
@@ -131,7 +129,8 @@ def assert_unbiased_and_honest(rows, exact, most=0.97):
         assert abs(est.mean() - exact[k]) <= 4 * se_of_mean + 1e-12, (k, est.mean(), exact[k])
         assert est.std() > 0, k
         coverage = np.mean((lo - 1e-12 <= exact[k]) & (exact[k] <= hi + 1e-12))
-        assert 0.93 <= coverage <= most, (k, coverage)
+        slack = np.sqrt(0.95 * 0.05 / len(est))  # the simulation's own binomial error
+        assert 0.93 - slack <= coverage <= most + slack, (k, coverage)
         se = np.array([r["std_error"] for r in rows[k]], dtype=float)
         assert 0.85 <= se.mean() / est.std(ddof=1) <= 1.15, (k, se.mean() / est.std(ddof=1))
 
@@ -151,18 +150,6 @@ def test_unbiased_with_honest_intervals(setting, unsure, stratified):
     # Two strata draw more pairs in both orders: 97.2% for the split and merge rates.
     most = 0.98 if stratified else 0.97
     assert_unbiased_and_honest(run(ideal, d, unsure, stratified), exact, most)
-
-
-def test_noisy_raters_on_repeated_pairs():
-    """Raters flip 10% of verdicts, once per distinct pair, on a diff small enough that a
-    sample of 2,500 draws holds ~150 repeated pairs: the estimand is then what such raters
-    report, and the distinct pair as the unit counts a repeated pair's noise once."""
-    ideal, d, exact = world(flip=0.1)
-    s = sample_from_diff(d, 2500, 0)
-    assert (s.pairs.draws > 1).sum() >= 100  # pairs do repeat
-    rows = run(ideal, d, flip=0.1)
-    assert_unbiased_and_honest(rows, exact, most=0.98)  # measured: up to 97.2%
-    assert_within_range(rows, d)
 
 
 def test_exact_values_are_non_trivial(setting):

@@ -22,7 +22,7 @@ import warnings
 
 import numpy as np
 import pytest
-from test_estimate_simulation import ESTIMATES, world
+from test_estimate_simulation import ESTIMATES, assert_within_range, world
 
 import clusterscore as cs
 from clusterscore._plan import plan_from_diff
@@ -118,6 +118,7 @@ def test_replicates_give_honest_intervals(name):
     flip_kind, heavy = spec.pop("flip"), spec.pop("heavy", False)
     ideal, d, exact = exact_for(flip_kind, heavy)
     rows, raters = run(ideal, d, flips(flip_kind), **spec)
+    assert_within_range(rows, d)
     assert all(r["measured"] for r in raters)
     noise = np.mean([r["noise"] for r in raters])
     if flip_kind == "honest":
@@ -145,7 +146,7 @@ def test_tiny_strata_cover_or_say_they_cannot(sizes, heavy, record_property):
     intervals cover at least 90%, or every one of them is marked unreliable (heavy weights,
     20 stable draws: 76% coverage, all marked); the share marked is reported."""
     ideal, d, exact = exact_for("flip", heavy)
-    rows, _ = run(ideal, d, flips("flip"), sizes=sizes)
+    rows, _ = run(ideal, d, flips("flip"), sizes=sizes, runs=300)
     got = rows["delta_precision"]
     marked = np.array(["unreliable" in r for r in got])
     covers = np.array([r["ci_low"] - 1e-12 <= exact["delta_precision"] <= r["ci_high"] + 1e-12

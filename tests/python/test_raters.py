@@ -224,3 +224,29 @@ def test_old_samples_without_replicates_still_load(tmp_path):
     back = cs.load_sample(tmp_path / "old.parquet")
     assert len(back.replicated()) == 0
     assert pq.read_schema(tmp_path / "old.parquet").metadata
+
+
+def test_reversed_conflicting_and_blank_verdicts_on_the_command_line(tmp_path, run_cli):
+    s = cs.sample_pairs(BASE, EXP, pairs=400, seed=3, replicates=0)
+    path = tmp_path / "pairs.parquet"
+    s.save(path)
+    t = judged(s.raters_table().to_pandas())
+    # Written in the other order, every verdict still serves its pair.
+    t.rename(columns={"item_i": "item_j", "item_j": "item_i"}).to_csv(tmp_path / "r.csv",
+                                                                       index=False)  # fmt: skip
+    t.to_csv(tmp_path / "v.csv", index=False)
+    a = run_cli("estimate", path, "--verdicts", tmp_path / "r.csv", "--json")
+    b = run_cli("estimate", path, "--verdicts", tmp_path / "v.csv", "--json")
+    assert a.returncode == 0 and json.loads(a.stdout) == json.loads(b.stdout)
+    # One rater's two different verdicts: both lines named, one line, exit 2.
+    clash = t.iloc[[2]].assign(verdict=lambda x: np.where(x.verdict == "same", "different",
+                                                          "same"))  # fmt: skip
+    pd.concat([t, clash]).to_csv(tmp_path / "c.csv", index=False)
+    p = run_cli("estimate", path, "--verdicts", tmp_path / "c.csv")
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
+    assert f"c.csv line 4 and line {len(t) + 2}: pair" in p.stderr
+    # Blank verdicts are counted per class in a warning.
+    blank = t.assign(verdict=[""] * 5 + list(t.verdict[5:]))
+    blank.to_csv(tmp_path / "b.csv", index=False)
+    p = run_cli("estimate", path, "--verdicts", tmp_path / "b.csv")
+    assert p.returncode == 0 and f"no verdict on 5 of the {len(t)} pairs to judge" in p.stderr

@@ -882,7 +882,7 @@ def sample(
         pairs, seed, stable_pairs, distance_only, replicates = continued(
             previous, d.fingerprint, pairs, stable_pairs
         )
-    assert seed is not None
+    assert seed is not None  # given, or the continued sample's (checked above)
     with progress.step(f"drawing {pairs:,} pairs"):
         s = draw(d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates)
     with progress.step(f"writing {out}"):
@@ -1023,7 +1023,9 @@ def plan(
             "estimate",
         )
     )
-    if "more_pairs" in result:
+    if "more_pairs" in result and result["more_pairs"] + result["more_stable_pairs"] == 0:
+        console.print("The pilot's draws already reach every requested half-width: stop here.")
+    elif "more_pairs" in result:
         console.print(
             f"Beyond the pilot: {result['more_pairs']:,} more diff pairs and"
             f" {result['more_stable_pairs']:,} more stable pairs (clusterscore sample ..."

@@ -41,9 +41,12 @@ Variance variance_of(const std::string& metric, const PlanRequest& r) {
   const double self = t.self_share();
   const double aji = t.affected_jaccard_index;
   // Multiplier m, class proportion p drawn with share s of the stratum's draws:
-  // Var = m²·p(1 − p) / (s·n).
-  const auto part = [](double m, double p, double share) {
-    return m == 0 || share == 0 ? 0.0 : m * m * p * (1 - p) / share;
+  // Var = m²·p(1 − p) / (s·n). A proportion at or near 0 or 1 (a pilot whose verdicts
+  // agree) still has the Wilson width the estimate gives it, about m·z²/(s·n) from the
+  // estimate to the far end: as wide as the normal one with p(1 − p) = H/m, its floor.
+  const auto part = [&](double m, double p, double share) {
+    if (m == 0 || share == 0) return 0.0;
+    return m * m * std::max(p * (1 - p), std::min(0.25, r.half_width / m)) / share;
   };
   const double split = part(sd, r.same_split, diff > 0 ? sd / diff : 0);
   const double merge = part(md, r.same_merge, diff > 0 ? md / diff : 0);

@@ -250,3 +250,19 @@ def test_reversed_conflicting_and_blank_verdicts_on_the_command_line(tmp_path, r
     blank.to_csv(tmp_path / "b.csv", index=False)
     p = run_cli("estimate", path, "--verdicts", tmp_path / "b.csv")
     assert p.returncode == 0 and f"no verdict on 5 of the {len(t)} pairs to judge" in p.stderr
+
+
+def test_a_pilot_whose_verdicts_agree_still_plans_draws():
+    """All verdicts agree: the normal variance is 0, but the estimate's Wilson interval has a
+    width that only more draws narrow, so the plan asks for them (and says how many more)."""
+    pilot = cs.sample_pairs(BASE, EXP, pairs=40, stable_pairs=20, seed=5)
+    shown = pilot.raters_table().to_pandas()
+    plan = cs.plan_pairs(BASE, EXP, half_width=0.01, pilot=(pilot, shown.assign(verdict="same")))
+    assert plan["pairs"] > 40 and plan["stable_pairs"] > 20
+    assert plan["more_pairs"] == plan["pairs"] - 40
+    assert plan["more_stable_pairs"] == plan["stable_pairs"] - 20
+    # Drawn and judged as planned, the intervals come out about as narrow as asked.
+    s = cs.sample_pairs(BASE, EXP, pairs=plan["pairs"], stable_pairs=plan["stable_pairs"], seed=6)
+    est = cs.estimate(s, s.raters_table().to_pandas().assign(verdict="same"))
+    for k in ("good_merge_distance", "affected_good_index"):
+        assert est[k]["ci_high"] - est[k]["ci_low"] <= 0.012, (k, est[k])

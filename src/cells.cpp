@@ -181,7 +181,6 @@ struct RowBlocks {
   // Per chunk, per block: where the chunk's records of the block start.
   std::vector<std::vector<size_t>> chunk_begin;
   size_t blocks() const { return first_row.size() - 1; }
-  size_t block_of(uint32_t row) const { return of_bucket[row >> shift]; }
   size_t chunks() const { return chunk_begin.size(); }
 };
 

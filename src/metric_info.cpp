@@ -99,10 +99,4 @@ constexpr auto kRegistry = std::to_array<MetricInfo>({
 
 std::span<const MetricInfo> metric_registry() noexcept { return kRegistry; }
 
-const MetricInfo* find_metric(MetricGroup group, std::string_view name) noexcept {
-  for (const MetricInfo& m : kRegistry)
-    if (m.group == group && m.name == name) return &m;
-  return nullptr;
-}
-
 }  // namespace clusterscore

@@ -43,7 +43,4 @@ struct MetricInfo {
 // Every metric, by group, in the order the library reports them. O(1).
 std::span<const MetricInfo> metric_registry() noexcept;
 
-// The metric `name` of `group`; nullptr if there is none. O(metrics).
-const MetricInfo* find_metric(MetricGroup group, std::string_view name) noexcept;
-
 }  // namespace clusterscore

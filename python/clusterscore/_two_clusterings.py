@@ -90,7 +90,6 @@ class Comparison:
 
     roles: tuple[str, str]
     _family: _core.MetricFamily
-    _item_metrics_first: str  # first per-item column that is a metric
     _scope: _core.TruthScope = (
         _core.TruthScope.common
     )  # pointwise only (docs/metrics.md, truth scope)

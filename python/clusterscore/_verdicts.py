@@ -104,7 +104,6 @@ def _read(
     for row in range(t.num_rows):
         raters.append(names[row] or (number, copies[row]))
         w = words[row]
-        name = f"pair ({vi[row].as_py()!r}, {vj[row].as_py()!r})"
         if w and w not in VERDICTS:
             bad.append(([(src, row)], f"unknown verdict {clip(repr(w), 40)} (use same, different"
                                       " or unsure)"))  # fmt: skip
@@ -113,6 +112,7 @@ def _read(
             bad.append(([(src, row)], f"copy {clip(repr(copies[row]), 40)} is not 1 or 2"))
             words[row] = ""
         elif pairs[row] == _NONE:
+            name = f"pair ({vi[row].as_py()!r}, {vj[row].as_py()!r})"
             bad.append(([(src, row)], f"{name} is not in the sample"))
     return words, pairs, raters
 

@@ -110,6 +110,41 @@ struct CellParts {                          // detail/cell_weights.h
   double split = 0, merge = 0, stable = 0;  // B − X, E − X, X (affected only)
 };
 
+// Each cell's parts and the pair masses they give: what the totals and the tails read
+// (O(cells) to make), and the sampler draws by.
+class CellPartsTable {
+ public:
+  explicit CellPartsTable(const CellTable& cells) : cells_(cells), parts_(cells.size()) {
+    detail::parallel_ranges(cells_.size(), [&](size_t begin, size_t end) {
+      for (size_t k = begin; k < end; ++k) {
+        const detail::CellWeights w = detail::cell_weights(cells_, cells_.col_weight, k);
+        CellParts& p = parts_[k];
+        if (detail::splits_row(cells_, k)) p.split = w.bx;
+        if (detail::merges_column(cells_, k)) p.merge = w.ex;
+        if (p.split > 0 || p.merge > 0) p.stable = w.x;
+      }
+    });
+  }
+
+  const CellParts& operator[](size_t k) const { return parts_[k]; }
+  bool affected(size_t k) const { return parts_[k].stable > 0; }
+  double union_weight(size_t k) const {
+    return cells_.weight[k] + parts_[k].split + parts_[k].merge;
+  }
+  // Σ_{i in cell k} Σ_{j in the population} w_ij
+  double cell_mass(size_t k, Population pop) const {
+    const CellParts& p = parts_[k];
+    const double parts = pop == Population::kDiff     ? p.split + p.merge
+                         : pop == Population::kStable ? p.stable
+                                                      : p.split + p.merge + p.stable;
+    return parts == 0 ? 0.0 : cells_.weight[k] / (cells_.total_weight * union_weight(k)) * parts;
+  }
+
+ private:
+  const CellTable& cells_;
+  std::vector<CellParts> parts_;
+};
+
 class Sampler {
  public:
   explicit Sampler(const Comparison& c)
@@ -126,28 +161,15 @@ class Sampler {
             [&](size_t k) { return cells_.weight[k]; }),
         row_pos_(cells_.size()),
         col_pos_(cells_.size()),
-        parts_(cells_.size()) {
+        parts_(cells_) {
     // Every index on its own: a cell is a member of one row and of one column at most.
     for (const auto& [groups, pos] : {std::pair{&rows_, &row_pos_}, std::pair{&cols_, &col_pos_}})
       detail::parallel_ranges(groups->member.size(), [&](size_t begin, size_t end) {
         for (size_t p = begin; p < end; ++p) (*pos)[groups->member[p]] = uint32_t(p);
       });
-    detail::parallel_ranges(cells_.size(), [&](size_t begin, size_t end) {
-      for (size_t k = begin; k < end; ++k) {
-        const detail::CellWeights w = detail::cell_weights(cells_, cells_.col_weight, k);
-        CellParts& p = parts_[k];
-        if (detail::splits_row(cells_, k)) p.split = w.bx;
-        if (detail::merges_column(cells_, k)) p.merge = w.ex;
-        if (p.split > 0 || p.merge > 0) p.stable = w.x;
-      }
-    });
   }
 
-  bool affected(size_t k) const { return parts_[k].stable > 0; }
-  const CellParts& parts(size_t k) const { return parts_[k]; }
-  double union_weight(size_t k) const {
-    return cells_.weight[k] + parts_[k].split + parts_[k].merge;
-  }
+  double union_weight(size_t k) const { return parts_.union_weight(k); }
   // A drawn pair: its items (or units), the cell of i, its kind, and where in each unit's
   // weight its item lies.
   struct Draw {
@@ -156,14 +178,7 @@ class Sampler {
     double at_i, at_j;
   };
 
-  // Σ_{i in cell k} Σ_{j in the population} w_ij
-  double cell_mass(size_t k, Population pop) const {
-    const CellParts& p = parts_[k];
-    const double parts = pop == Population::kDiff     ? p.split + p.merge
-                         : pop == Population::kStable ? p.stable
-                                                      : p.split + p.merge + p.stable;
-    return parts == 0 ? 0.0 : cells_.weight[k] / (cells_.total_weight * union_weight(k)) * parts;
-  }
+  double cell_mass(size_t k, Population pop) const { return parts_.cell_mass(k, pop); }
 
   std::vector<double> cumulative_masses(Population pop) const {
     std::vector<double> cum(cells_.size());
@@ -238,7 +253,7 @@ class Sampler {
   const CellTable& cells_;
   Segments items_, rows_, cols_;
   std::vector<uint32_t> row_pos_, col_pos_;
-  std::vector<CellParts> parts_;
+  const CellPartsTable parts_;
   detail::Interner seen_{false, 1024};
 };
 
@@ -328,13 +343,12 @@ std::vector<uint32_t> pick_by_weight(std::span<const uint32_t> member_group,
 namespace {
 
 // Per cell, Σ w(i)² over its items where the diff affects it (their self pairs), else 0.
-std::vector<double> self_weight_sq(const Comparison& diff, const Sampler& sampler) {
+std::vector<double> self_weight_sq(const Comparison& diff, const CellPartsTable& parts) {
   const auto& cell = diff.cell_of_item();
   std::vector<detail::KahanSum> sq(diff.cells().size());
   for (size_t i = 0; i < cell.size(); ++i) {
     detail::poll_every(i);
-    if (cell[i] != kNone && sampler.affected(cell[i]))
-      sq[cell[i]].add(diff.joined().weight_sq_of(i));
+    if (cell[i] != kNone && parts.affected(cell[i])) sq[cell[i]].add(diff.joined().weight_sq_of(i));
   }
   std::vector<double> out(sq.size());
   for (size_t k = 0; k < sq.size(); ++k) out[k] = sq[k].value();
@@ -383,23 +397,23 @@ SampleTotals sample_totals(const Comparison& diff) {
   t.jaccard_distance = o.columns[ImpactColumn::kJaccardDistance][0];
   t.affected_jaccard_index = s.affected_jaccard_index;
   t.total_weight = diff.cells().total_weight;
-  Sampler sampler(diff);
+  const CellPartsTable parts(diff.cells());
   detail::KahanSum dm, sm;
   for (size_t k = 0; k < diff.cells().size(); ++k) {
-    dm.add(sampler.cell_mass(k, Population::kDiff));
-    sm.add(sampler.cell_mass(k, Population::kStable));
+    dm.add(parts.cell_mass(k, Population::kDiff));
+    sm.add(parts.cell_mass(k, Population::kStable));
   }
   t.diff_mass = dm.value();
   t.stable_mass = sm.value();
   // The self pairs of affected items: known from the diff, never judged.
   const CellTable& cells = diff.cells();
-  const std::vector<double> sq = self_weight_sq(diff, sampler);
+  const std::vector<double> sq = self_weight_sq(diff, parts);
   detail::KahanSum self, delta;
   for (size_t k = 0; k < cells.size(); ++k) {
-    if (!sampler.affected(k)) continue;
+    if (!parts.affected(k)) continue;
     const double q = sq[k] / cells.total_weight;
     const double b = cells.row_weight[cells.row[k]], e = cells.col_weight[cells.col[k]];
-    self.add(q / sampler.union_weight(k));
+    self.add(q / parts.union_weight(k));
     delta.add(q * (1 / e - 1 / b));
   }
   t.self_mass = self.value();
@@ -409,16 +423,16 @@ SampleTotals sample_totals(const Comparison& diff) {
 
 DrawsNeeded draws_needed(const Comparison& diff, SampleMode mode) {
   check(diff);
-  const Sampler sampler(diff);
   const CellTable& cells = diff.cells();
-  const std::vector<double> sq = self_weight_sq(diff, sampler);
+  const CellPartsTable parts(cells);
+  const std::vector<double> sq = self_weight_sq(diff, parts);
   // Cell k's pairs of each kind (non-self stable pairs only): mass, U/B and U/E of item i.
   struct Part {
     double split, merge, stable, over_b, over_e;
   };
   const auto part = [&](size_t k) {
-    const CellParts& p = sampler.parts(k);
-    const double u = sampler.union_weight(k), w = cells.total_weight;
+    const CellParts& p = parts[k];
+    const double u = parts.union_weight(k), w = cells.total_weight;
     const double a = cells.weight[k] / (w * u);
     return Part{a * p.split, a * p.merge, std::max(0.0, a * p.stable - sq[k] / (w * u)),
                 u / cells.row_weight[cells.row[k]], u / cells.col_weight[cells.col[k]]};

@@ -12,9 +12,6 @@
 
 namespace clusterscore {
 
-// A rater's answer on a pair, as verdict files spell it (missing: none given).
-enum class Verdict : uint8_t { kSame, kDifferent, kUnsure, kMissing };
-
 // One row per distinct sampled pair (as PairSampleTable), with the verdicts on it. Self
 // pairs count as i ≡ j whatever their verdicts say.
 struct JudgedSample {

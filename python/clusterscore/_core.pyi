@@ -112,15 +112,6 @@ class PairKind(enum.Enum):
 
     self = 3
 
-class Verdict(enum.Enum):
-    same = 0
-
-    different = 1
-
-    unsure = 2
-
-    missing = 3
-
 class SampleMode(enum.Enum):
     plain = 0
 

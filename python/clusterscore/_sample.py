@@ -144,13 +144,15 @@ class PairSample:
             self._units = np.where((twin != _NONE) & (twin < row), twin, row).astype(np.uint32)
         return self._units
 
-    def save_for_raters(self, path: str | Path, since: PairSample | None = None) -> None:
+    def save_for_raters(self, path: str | Path, since: PairSample | None = None) -> pa.Table:
         """Writes the pairs that need a verdict as CSV: both items' attributes side by
         side, a `copy` column (2: a replicated pair's second copy, for another rater)
         and an empty `verdict` column (same / different / unsure). A cell a
         spreadsheet would run as a formula is written with a leading "'" (estimate reads
-        the ids back as they were). `since`: as raters_table's."""
-        sheets.write(self.raters_table(since), Path(path), every_column=True)
+        the ids back as they were). `since`: as raters_table's. Returns the table written."""
+        table = self.raters_table(since)
+        sheets.write(table, Path(path), every_column=True)
+        return table
 
     # -- exploring the distance ------------------------------------------------------------
 
@@ -371,8 +373,7 @@ _MODES = ["plain", "stratified", "distance_only"]
 # Each metadata key with the type its value must have.
 _META = {"format": str, "mode": str, "pairs": int, "stable_pairs": int, "seed": int,
          "totals": dict, "fingerprint": str, "item_col": str, "checksum": str}  # fmt: skip
-# Absent in samples drawn before them: no replicates, no tails known.
-_OPTIONAL_META = {"replicates": int}
+# "replicates" and "draws_needed" are absent in samples drawn before them: none, not known.
 _NEEDED = ("split_rate", "merge_rate")
 
 
@@ -464,10 +465,8 @@ def _validate_meta(p: Path, meta: Any) -> None:
         value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ValueError(f"{p}: metadata {key!r} is missing or not a {kind.__name__}")
-    for key, kind in _OPTIONAL_META.items():
-        value = meta.get(key, 0)
-        if not isinstance(value, kind) or isinstance(value, bool) or value < 0:
-            raise ValueError(f"{p}: metadata {key!r} is not a whole number ≥ 0")
+    if not _whole(meta.get("replicates", 0)):
+        raise ValueError(f"{p}: metadata 'replicates' is not a whole number ≥ 0")
     if "draws_needed" in meta and not _valid_needed(meta["draws_needed"]):
         raise ValueError(f"{p}: metadata 'draws_needed' is not what clusterscore writes")
     if meta["mode"] not in _MODES:

@@ -6,7 +6,6 @@ judged a line, else each file's `copy` (1, or 2 for a replicate's second copy) i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,8 +14,8 @@ from . import _arrays, _core
 from . import _sheets as sheets
 from ._io import Source, clip, load_table
 
-# The core's codes of a rater's answer, by name (missing: none given).
-VERDICTS = {v.name: v.value for v in _core.Verdict if v is not _core.Verdict.missing}
+# A rater's answers, as verdict files spell them (the core counts same and different).
+VERDICTS = ("same", "different", "unsure")
 _NONE = _core.NONE
 _MOST_REPORTED = 10  # bad lines named in the one-line error
 _COPIES = ("1", "2")
@@ -156,9 +155,3 @@ def _bad_lines(bad: list[tuple[list[tuple[Source, int]], str]]) -> str:
     if len(bad) == 1:
         return f"{head} {shown}" if one is not None else shown
     return f"{head}: {len(bad):,} bad lines: {shown}{more}"
-
-
-def source_names(verdicts: Any) -> str:
-    """The verdict files as a title names them."""
-    many = verdicts if isinstance(verdicts, (list, tuple)) else [verdicts]
-    return ", ".join(str(Path(v)) if isinstance(v, (str, Path)) else "verdicts" for v in many)

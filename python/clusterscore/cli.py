@@ -887,8 +887,7 @@ def sample(
         s = draw(d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates)
     with progress.step(f"writing {out}"):
         s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
-        shown_raters = s.raters_table(previous)
-        s.save_for_raters(tmp[1], since=previous)
+        shown_raters = s.save_for_raters(tmp[1], since=previous)
     progress.done()
     summary = {
         **header(

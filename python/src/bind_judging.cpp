@@ -211,11 +211,6 @@ void bind_judging(nb::module_& m) {
       .value("merge", PairKind::kMerge)
       .value("stable", PairKind::kStable)
       .value("self", PairKind::kSelf);
-  nb::enum_<Verdict>(m, "Verdict")
-      .value("same", Verdict::kSame)
-      .value("different", Verdict::kDifferent)
-      .value("unsure", Verdict::kUnsure)
-      .value("missing", Verdict::kMissing);
   nb::enum_<SampleMode>(m, "SampleMode")
       .value("plain", SampleMode::kPlain)
       .value("stratified", SampleMode::kStratified)

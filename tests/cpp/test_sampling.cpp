@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include "clusterscore/estimate.h"
 #include "clusterscore/sampling.h"
@@ -19,15 +20,37 @@ struct Case {
                nullptr,
                MetricFamily::kImpact};
 };
-// One verdict per pair, as the core counts verdicts: `same` of `votes`.
+// One verdict per pair ('s'ame, 'd'ifferent, 'u'nsure, '-' none), as the core counts
+// verdicts: `same` of `votes`.
 struct Votes {
-  explicit Votes(const std::vector<Verdict>& v) {
-    for (Verdict x : v) {
-      votes.push_back(x == Verdict::kSame || x == Verdict::kDifferent ? 1 : 0);
-      same.push_back(x == Verdict::kSame ? 1 : 0);
+  explicit Votes(std::string_view v) {
+    for (char x : v) {
+      votes.push_back(x == 's' || x == 'd' ? 1 : 0);
+      same.push_back(x == 's' ? 1 : 0);
     }
   }
   std::vector<uint32_t> same, votes;
+};
+
+// Split pairs of one stratum, item i's weights U = 4, B = 2, E = 3, drawn `draws` times and
+// judged `verdicts` (as Votes reads them): the judged sample most estimate tests read.
+struct SplitPairs {
+  SplitPairs(std::vector<uint64_t> d, std::string_view verdicts)
+      : draws(std::move(d)),
+        kind(draws.size(), PairKind::kSplit),
+        stratum(draws.size(), 0),
+        U(draws.size(), 4),
+        B(draws.size(), 2),
+        E(draws.size(), 3),
+        v(verdicts) {}
+  JudgedSample sample() const {
+    return {kind, stratum, draws, U, B, E, v.same, v.votes, SampleTotals{}, SampleMode::kPlain};
+  }
+  std::vector<uint64_t> draws;
+  std::vector<PairKind> kind;
+  std::vector<uint8_t> stratum;
+  std::vector<double> U, B, E;
+  Votes v;
 };
 
 }  // namespace
@@ -86,13 +109,8 @@ TEST(Sampling, NothingToDrawIsAnError) {
 
 TEST(Estimate, HandComputedMeansAndErrors) {
   // Three distinct split pairs drawn 2, 1, 1 times; verdicts different, same, unsure.
-  std::vector<PairKind> kind(3, PairKind::kSplit);
-  std::vector<uint8_t> stratum(3, 0);
-  std::vector<uint64_t> draws = {2, 1, 1};
-  std::vector<double> U = {4, 4, 4}, B = {2, 2, 2}, E = {3, 3, 3};
-  const Votes v({Verdict::kDifferent, Verdict::kSame, Verdict::kUnsure});
-  JudgedSample s{kind,           stratum,           draws, U, B, E, v.same, v.votes,
-                 SampleTotals{}, SampleMode::kPlain};
+  const SplitPairs pairs({2, 1, 1}, "dsu");
+  JudgedSample s = pairs.sample();
   s.totals.split_distance = 0.5;
   std::vector<Estimate> e = estimate(s);
   ASSERT_EQ(e[0].name, "good_split_distance");
@@ -116,14 +134,10 @@ TEST(Estimate, BothOrdersOfAPairAreOneUnit) {
   // Rows 0 and 1 are (i, j) and (j, i), drawn 2 and 1 times, judged different (one
   // verdict); row 2 is another pair, judged same, drawn once. As one unit the two rows'
   // terms add before squaring (N = 4 judged draws).
-  std::vector<PairKind> kind(3, PairKind::kSplit);
-  std::vector<uint8_t> stratum(3, 0);
-  std::vector<uint64_t> draws = {2, 1, 1};
-  std::vector<double> U = {4, 4, 4}, B = {2, 2, 2}, E = {3, 3, 3};
-  const Votes v({Verdict::kDifferent, Verdict::kDifferent, Verdict::kSame});
+  const SplitPairs pairs({2, 1, 1}, "dds");
   std::vector<uint32_t> unit = {0, 0, 2};
-  JudgedSample s{kind, stratum, draws, U, B, E, v.same, v.votes, SampleTotals{}, SampleMode::kPlain,
-                 unit};
+  JudgedSample s = pairs.sample();
+  s.unit = unit;
   s.totals.split_distance = 1.0;
   const double m = 3.0 / 4;  // mean of "different" over 4 draws
   const double paired = (std::pow(3 * (1 - m), 2) + std::pow(m, 2)) / 16 * 4 / 3;
@@ -138,13 +152,8 @@ TEST(Estimate, BothOrdersOfAPairAreOneUnit) {
 
 TEST(Estimate, AgreeingVerdictsStillGiveAnIntervalWithinRange) {
   // Ten split pairs, every one judged "different": all good splits.
-  std::vector<PairKind> kind(10, PairKind::kSplit);
-  std::vector<uint8_t> stratum(10, 0);
-  std::vector<uint64_t> draws(10, 1);
-  std::vector<double> U(10, 4), B(10, 2), E(10, 3);
-  const Votes v(std::vector<Verdict>(10, Verdict::kDifferent));
-  JudgedSample s{kind,           stratum,           draws, U, B, E, v.same, v.votes,
-                 SampleTotals{}, SampleMode::kPlain};
+  const SplitPairs pairs(std::vector<uint64_t>(10, 1), "dddddddddd");
+  JudgedSample s = pairs.sample();
   s.totals.split_distance = 0.5;
   const std::vector<Estimate> e = estimate(s);
   // good_split_distance 0.5 · 1, interval 0.5 · [Wilson lower bound for 10 of 10, 1].
@@ -170,7 +179,7 @@ TEST(Estimate, SelfPairsPartIsKnownNotSampled) {
   std::vector<uint8_t> stratum = {0, 0};
   std::vector<uint64_t> draws = {3, 5};
   std::vector<double> U = {4, 4}, B = {2, 2}, E = {3, 3};
-  const Votes v({Verdict::kSame, Verdict::kMissing});
+  const Votes v("s-");
   JudgedSample s{kind,           stratum,           draws, U, B, E, v.same, v.votes,
                  SampleTotals{}, SampleMode::kPlain};
   s.totals.affected_jaccard_index = 0.8;
@@ -189,12 +198,11 @@ TEST(Estimate, ReplicatedVerdictsMeasureTheRaters) {
   // others once (same; different). σ̂² = (1 − 1²/2)/(2 − 1) = 1/2; the class mean of i ≡ j
   // is (3·1/2 + 1 + 0)/5 = 1/2. Variance: draws Σ n(f − q)²/N² · N/(N − 1) = 0.5/25 · 5/4,
   // plus noise σ̂²·Σ n_j(n_j − 1)/m_j / N² = 0.5 · (3·2/2) / 25.
-  std::vector<PairKind> kind(3, PairKind::kSplit);
-  std::vector<uint8_t> stratum(3, 0);
-  std::vector<uint64_t> draws = {3, 1, 1};
-  std::vector<double> U(3, 4), B(3, 2), E(3, 3);
+  const SplitPairs pairs({3, 1, 1}, "sss");
   std::vector<uint32_t> same = {1, 1, 0}, votes = {2, 1, 1};
-  JudgedSample s{kind, stratum, draws, U, B, E, same, votes, SampleTotals{}, SampleMode::kPlain};
+  JudgedSample s = pairs.sample();
+  s.same = same;
+  s.votes = votes;
   s.totals.split_distance = 0.5;
   const RaterAgreement r = rater_agreement(s);
   EXPECT_TRUE(r.measured);
@@ -215,12 +223,11 @@ TEST(Estimate, ReplicatedVerdictsMeasureTheRaters) {
 }
 
 TEST(Estimate, VerdictCountsMustBeConsistent) {
-  std::vector<PairKind> kind(2, PairKind::kSplit);
-  std::vector<uint8_t> stratum(2, 0);
-  std::vector<uint64_t> draws = {1, 1};
-  std::vector<double> U(2, 4), B(2, 2), E(2, 3);
+  const SplitPairs pairs({1, 1}, "ss");
   std::vector<uint32_t> same = {2, 0}, votes = {1, 1}, unit = {0, 0};
-  JudgedSample s{kind, stratum, draws, U, B, E, same, votes, SampleTotals{}, SampleMode::kPlain};
+  JudgedSample s = pairs.sample();
+  s.same = same;
+  s.votes = votes;
   EXPECT_THROW(estimate(s), std::invalid_argument);  // more same verdicts than verdicts
   same = {1, 0};
   s.unit = unit;  // one pair in two orders, with two different verdicts

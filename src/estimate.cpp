@@ -21,7 +21,11 @@ bool judged(const JudgedSample& s, size_t p) {
 double verdict(const JudgedSample& s, size_t p) {
   return s.kind[p] == PairKind::kSelf ? 1.0 : double(s.same[p]) / double(s.votes[p]);
 }
-size_t unit_of(const JudgedSample& s, size_t p) { return s.unit.empty() ? p : size_t(s.unit[p]); }
+// Row p's unit: the row of its unordered pair's first order (itself without `unit`).
+size_t unit_of(std::span<const uint32_t> unit, size_t p) {
+  return unit.empty() ? p : size_t(unit[p]);
+}
+size_t unit_of(const JudgedSample& s, size_t p) { return unit_of(s.unit, p); }
 
 // Per (stratum, class): the weight of each judged draw, so that the judged draws of a
 // class carry the class's sampled total.
@@ -66,10 +70,28 @@ struct Mean {
   double n_eff = 0, share = 0, scale = 0;
 };
 
-// Per unit (unordered pair) sums; a unit's rows are its orders.
+// A unit's (an unordered pair's) sums over its rows, which are its orders.
 struct UnitSums {
-  explicit UnitSums(size_t n) : weight(n), weight_sq(n), centred(n), shared(n), shared_sq(n) {}
-  std::vector<double> weight, weight_sq, centred, shared, shared_sq;
+  double weight = 0, weight_sq = 0, centred = 0, shared = 0, shared_sq = 0;
+  uint32_t votes = 0;
+};
+
+// The units of a class, each with its sums: a slot per unit met, 4 bytes a row to find it.
+class Units {
+ public:
+  explicit Units(size_t rows) : slot_(rows, kNone) {}
+  UnitSums& of(size_t unit, uint32_t votes) {
+    if (slot_[unit] == kNone) {
+      slot_[unit] = uint32_t(sums_.size());
+      sums_.push_back(UnitSums{.votes = votes});
+    }
+    return sums_[slot_[unit]];
+  }
+  const std::vector<UnitSums>& all() const { return sums_; }
+
+ private:
+  std::vector<uint32_t> slot_;
+  std::vector<UnitSums> sums_;
 };
 
 Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, const RaterAgreement& raters,
@@ -83,18 +105,16 @@ Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, const RaterAgr
   };
   detail::KahanSum w, wf, wx, wxs, ws, draw_sq;
   Mean m;
-  UnitSums u(s.kind.size());
-  std::vector<size_t> units;
+  Units units(s.kind.size());
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
-    const size_t k = unit_of(s, p);
-    if (u.weight[k] == 0) units.push_back(k);
+    UnitSums& u = units.of(unit_of(s, p), s.votes[p]);
     const double c = cw(s, p), d = double(s.draws[p]) * c, v = verdict(s, p);
     w.add(d);
     wf.add(d * f(p, v));
     draw_sq.add(c * d);
-    u.weight[k] += d;
-    u.weight_sq[k] += c * d;
+    u.weight += d;
+    u.weight_sq += c * d;
     const double x = x_of ? x_of(p, v) : 0.0, size = size_of ? size_of(p) : 0.0;
     wx.add(d * x);
     wxs.add(d * x * size);
@@ -112,32 +132,32 @@ Mean weighted_mean(const JudgedSample& s, const ClassWeights& cw, const RaterAgr
   detail::KahanSum kish;
   if (raters.measured) {
     kish.add(draw_sq.value());
-    for (size_t k : units)
-      kish.add(4 * raters.noise * (u.weight[k] * u.weight[k] - u.weight_sq[k]) / s.votes[k]);
+    for (const UnitSums& u : units.all())
+      kish.add(4 * raters.noise * (u.weight * u.weight - u.weight_sq) / u.votes);
   } else {
-    for (size_t k : units) kish.add(u.weight[k] * u.weight[k]);
+    for (const UnitSums& u : units.all()) kish.add(u.weight * u.weight);
   }
   m.n_eff = W2 / kish.value();
-  if (units.size() < 2) return m;
+  if (units.all().size() < 2) return m;
   detail::KahanSum draws_v;
   for (size_t p = 0; p < s.kind.size(); ++p) {
     if (!in(p)) continue;
-    const size_t k = unit_of(s, p);
+    UnitSums& u = units.of(unit_of(s, p), s.votes[p]);
     const double c = cw(s, p), d = double(s.draws[p]) * c, v = verdict(s, p);
     const double g = f(p, v) - mean, a = f(p, 1.0) - f(p, 0.0);
     draws_v.add(c * d * g * g);
-    u.centred[k] += d * g;
-    u.shared[k] += d * a;
-    u.shared_sq[k] += c * d * a * a;
+    u.centred += d * g;
+    u.shared += d * a;
+    u.shared_sq += c * d * a * a;
   }
   const double N = double(m.draws), correction = N / (N - 1);
   detail::KahanSum v;
   if (raters.measured) {
     v.add(draws_v.value() * correction);
-    for (size_t k : units)
-      v.add(raters.noise * (u.shared[k] * u.shared[k] - u.shared_sq[k]) / s.votes[k]);
+    for (const UnitSums& u : units.all())
+      v.add(raters.noise * (u.shared * u.shared - u.shared_sq) / u.votes);
   } else {
-    for (size_t k : units) v.add(u.centred[k] * u.centred[k] * correction);
+    for (const UnitSums& u : units.all()) v.add(u.centred * u.centred * correction);
   }
   m.std_error = std::sqrt(std::max(0.0, v.value()) / W2);
   return m;
@@ -377,13 +397,13 @@ std::vector<uint32_t> replicated_pairs(std::span<const PairKind> kind,
     throw std::invalid_argument("clusterscore: replicated_pairs: arrays differ in length");
   std::vector<uint64_t> of_unit(n, 0);
   for (size_t p = 0; p < n; ++p) {
-    const size_t k = unit.empty() ? p : size_t(unit[p]);
+    const size_t k = unit_of(unit, p);
     if (k >= n) throw std::invalid_argument("clusterscore: a pair's unit is past the pairs");
     of_unit[k] += draws[p];
   }
   std::vector<uint32_t> rows;
   for (size_t p = 0; p < n; ++p)
-    if (kind[p] != PairKind::kSelf && (unit.empty() || unit[p] == p)) rows.push_back(uint32_t(p));
+    if (kind[p] != PairKind::kSelf && unit_of(unit, p) == p) rows.push_back(uint32_t(p));
   const size_t keep = size_t(std::min<uint64_t>(count, rows.size()));
   std::partial_sort(rows.begin(), rows.begin() + keep, rows.end(), [&](uint32_t a, uint32_t b) {
     return of_unit[a] != of_unit[b] ? of_unit[a] > of_unit[b] : a < b;

@@ -266,3 +266,13 @@ def test_a_pilot_whose_verdicts_agree_still_plans_draws():
     est = cs.estimate(s, s.raters_table().to_pandas().assign(verdict="same"))
     for k in ("good_merge_distance", "affected_good_index"):
         assert est[k]["ci_high"] - est[k]["ci_low"] <= 0.012, (k, est[k])
+
+
+def test_a_hostile_rater_name_stays_on_one_line(sample):
+    t = judged(sample.raters_table().to_pandas().query("copy == 1")).drop(columns="copy")
+    name = '=HYPERLINK("x")\n<script>alert(1)</script>'
+    clash = t.iloc[[0]].assign(verdict=np.where(t.verdict.iloc[:1] == "same", "different",
+                                                "same"))  # fmt: skip
+    with pytest.raises(ValueError) as e:
+        cs.estimate(sample, pd.concat([t, clash]).assign(rater=name))
+    assert "\n" not in str(e.value) and "two different verdicts from rater" in str(e.value)

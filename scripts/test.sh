@@ -10,7 +10,7 @@ export PATH="$PWD/.venv/bin:$PATH"
 echo "== format and lint"
 ruff check python tests bench examples scripts
 ruff format --check python tests bench examples scripts
-clang-format --dry-run --Werror include/clusterscore/*.h src/*.cpp src/*.h src/clusterscore/*.h src/detail/* \
+clang-format --dry-run --Werror include/clusterscore/*.h src/*/* \
   python/src/* tests/cpp/*.cpp tests/cpp/*.h examples/cpp/*.cpp bench/cpp/*.cpp
 
 echo "== types"

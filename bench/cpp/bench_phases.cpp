@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "clusterscore/comparison.h"
-#include "clusterscore/pointwise.h"
 #include "clusterscore/threads.h"
+#include "comparison/comparison.h"
+#include "metrics/pointwise.h"
 
 using namespace clusterscore;
 using Clock = std::chrono::steady_clock;

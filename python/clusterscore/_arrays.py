@@ -142,3 +142,11 @@ def float_array(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     if arr.type != pa.float64():
         arr = pc.cast(arr, pa.float64())
     return arr.to_numpy(zero_copy_only=False)
+
+
+def first_bad_weight(weights: np.ndarray) -> int | None:
+    """The first position whose weight is not a finite number > 0 (the core's rule,
+    src/detail/weight.h, asked before the core so the error can name the file and row),
+    or None."""
+    bad = ~(np.isfinite(weights) & (weights > 0))
+    return int(np.argmax(bad)) if bad.any() else None

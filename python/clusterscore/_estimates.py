@@ -202,9 +202,8 @@ def _weights_by_cluster(src: Source, labels: pa.Array, truth_name: str) -> np.nd
     ids = _arrays.flat(_arrays.normalize_ids(ids, as_string))
     labels = _arrays.flat(_arrays.normalize_ids(labels, as_string))
     weights = _arrays.float_array(src.table.column("weight"))
-    bad = ~(np.isfinite(weights) & (weights > 0))
-    if bad.any():
-        row = int(np.argmax(bad))
+    row = _arrays.first_bad_weight(weights)
+    if row is not None:
         raise ValueError(
             f"{src.where(row)}: weight {_shown(src.table.column('weight')[row])} of cluster"
             f" {_shown(ids[row])} is not a finite number > 0"

@@ -95,9 +95,8 @@ def _weights(sample_weight: Any, n: int) -> np.ndarray | None:
     w = np.ascontiguousarray(sample_weight, dtype=np.float64)
     if w.ndim != 1 or len(w) != n:
         raise ValueError(f"sample_weight must be 1D of length {n}: shape is {w.shape!r}")
-    bad = ~(np.isfinite(w) & (w > 0))
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    i = _arrays.first_bad_weight(w)
+    if i is not None:
         raise ValueError(f"sample_weight[{i}] = {float(w[i])!r} is not a finite number > 0")
     return w
 

@@ -107,8 +107,9 @@ def _check_schemas(
 
 
 def _bad_weight(w: Any) -> Any:
-    """Whether a weight (a double column) is not a finite number > 0 (Spark's NaN compares
-    above every number, so it is asked for by name)."""
+    """Whether a weight (a double column) is not a finite number > 0: the core's rule
+    (src/detail/weight.h) as a Spark expression, since the rows never leave Spark to be
+    checked (Spark's NaN compares above every number, so it is asked for by name)."""
     F = _functions()
     return w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf)
 

@@ -4,9 +4,9 @@
 #include <memory>
 #include <span>
 
-#include "clusterscore/batch_coder.h"
-#include "clusterscore/bootstrap.h"
 #include "convert.h"
+#include "input/batch_coder.h"
+#include "intervals/bootstrap.h"
 
 namespace clusterscore::bindings {
 namespace {

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "clusterscore/big_vector.h"
 #include "clusterscore/error.h"
 #include "clusterscore/interrupt.h"
 #include "clusterscore/memory.h"
@@ -17,6 +16,7 @@
 #include "clusterscore/progress.h"
 #include "clusterscore/threads.h"
 #include "convert.h"
+#include "detail/big_vector.h"
 
 using namespace clusterscore;
 using namespace clusterscore::bindings;

@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "clusterscore/classic_cells.h"
-#include "clusterscore/comparison.h"
-#include "clusterscore/id_chunks.h"
-#include "clusterscore/sampling.h"
+#include "classic/classic_cells.h"
+#include "comparison/comparison.h"
+#include "input/id_chunks.h"
+#include "judging/sampling.h"
 
 namespace clusterscore::bindings {
 

@@ -8,9 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "clusterscore/clustering.h"
 #include "clusterscore/error.h"
 #include "detail/hash.h"
+#include "input/clustering.h"
 
 namespace cstest {
 

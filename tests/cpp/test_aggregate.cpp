@@ -8,10 +8,10 @@
 #include <random>
 #include <utility>
 
-#include "clusterscore/aggregate.h"
-#include "clusterscore/clustering.h"
 #include "clusterscore/threads.h"
 #include "detail/kahan.h"
+#include "input/clustering.h"
+#include "levels/aggregate.h"
 
 using namespace clusterscore;
 

@@ -8,10 +8,10 @@
 #include <random>
 #include <vector>
 
-#include "clusterscore/classic_cells.h"
+#include "classic/assignment.h"
+#include "classic/classic_cells.h"
 #include "clusterscore/interrupt.h"
 #include "clusterscore/threads.h"
-#include "detail/assignment.h"
 
 using namespace clusterscore;
 

@@ -5,10 +5,10 @@
 #include <string_view>
 #include <vector>
 
-#include "clusterscore/batch_coder.h"
-#include "clusterscore/id_chunks.h"
 #include "detail/hash.h"
 #include "helpers.h"
+#include "input/batch_coder.h"
+#include "input/id_chunks.h"
 
 using clusterscore::BatchCoder;
 using clusterscore::BigVector;

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "clusterscore/big_vector.h"
 #include "clusterscore/memory.h"
+#include "detail/big_vector.h"
 
 namespace {
 

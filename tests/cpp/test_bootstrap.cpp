@@ -4,12 +4,12 @@
 #include <cmath>
 #include <random>
 
-#include "clusterscore/bootstrap.h"
-#include "clusterscore/comparison.h"
-#include "detail/jackknife.h"
+#include "comparison/comparison.h"
 #include "detail/normal.h"
 #include "detail/random.h"
 #include "helpers.h"
+#include "intervals/bootstrap.h"
+#include "intervals/jackknife.h"
 
 using namespace clusterscore;
 using cstest::ints;

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "clusterscore/cells.h"
-#include "clusterscore/classic_cells.h"
+#include "cells/cells.h"
+#include "classic/classic_cells.h"
 #include "clusterscore/threads.h"
 
 namespace clusterscore {

@@ -4,12 +4,12 @@
 #include <utility>
 #include <vector>
 
-#include "clusterscore/comparison.h"
-#include "clusterscore/impact.h"
-#include "clusterscore/pointwise.h"
-#include "detail/cell_weights.h"
-#include "detail/pointwise_row.h"
+#include "cells/cell_weights.h"
+#include "comparison/comparison.h"
 #include "helpers.h"
+#include "metrics/impact.h"
+#include "metrics/pointwise.h"
+#include "metrics/pointwise_row.h"
 
 using namespace clusterscore;
 using cstest::ints;

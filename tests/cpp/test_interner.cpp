@@ -5,12 +5,12 @@
 #include <string>
 #include <string_view>
 
-#include "clusterscore/id_chunks.h"
 #include "clusterscore/threads.h"
 #include "detail/hash.h"
-#include "detail/intern_column.h"
-#include "detail/interner.h"
 #include "helpers.h"
+#include "input/id_chunks.h"
+#include "input/intern_column.h"
+#include "input/interner.h"
 
 using clusterscore::BigVector;
 using clusterscore::concatenate;

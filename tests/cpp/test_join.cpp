@@ -3,10 +3,10 @@
 #include <cmath>
 #include <limits>
 
-#include "clusterscore/comparison.h"
 #include "clusterscore/error.h"
-#include "clusterscore/id_chunks.h"
+#include "comparison/comparison.h"
 #include "helpers.h"
+#include "input/id_chunks.h"
 
 using namespace clusterscore;
 using cstest::error_of;

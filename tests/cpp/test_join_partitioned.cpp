@@ -16,7 +16,7 @@
 #include "clusterscore/threads.h"
 #include "detail/hash.h"
 #include "helpers.h"
-#include "join_parts.h"
+#include "join/parts.h"
 
 using namespace clusterscore;
 using cstest::error_of;

@@ -7,10 +7,10 @@
 #include <random>
 #include <set>
 
-#include "clusterscore/cells.h"
-#include "clusterscore/classic_cells.h"
-#include "clusterscore/comparison.h"
+#include "cells/cells.h"
+#include "classic/classic_cells.h"
 #include "clusterscore/threads.h"
+#include "comparison/comparison.h"
 #include "detail/kahan.h"
 #include "helpers.h"
 

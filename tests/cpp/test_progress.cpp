@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "clusterscore/classic_cells.h"
+#include "classic/classic_cells.h"
 #include "clusterscore/interrupt.h"
 #include "clusterscore/progress.h"
 #include "clusterscore/threads.h"

@@ -5,8 +5,8 @@
 #include <string_view>
 
 #include "clusterscore/estimate.h"
-#include "clusterscore/sampling.h"
 #include "helpers.h"
+#include "judging/sampling.h"
 
 using namespace clusterscore;
 using cstest::ints;

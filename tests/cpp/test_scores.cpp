@@ -7,11 +7,11 @@
 #include <stdexcept>
 #include <vector>
 
-#include "clusterscore/classic_cells.h"
-#include "clusterscore/comparison.h"
-#include "clusterscore/sampling.h"
+#include "classic/classic_cells.h"
 #include "clusterscore/scores.h"
+#include "comparison/comparison.h"
 #include "helpers.h"
+#include "judging/sampling.h"
 
 namespace cs = clusterscore;
 

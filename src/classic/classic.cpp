@@ -1,0 +1,51 @@
+#include <optional>
+#include <stdexcept>
+
+#include "classic/parts.h"
+#include "clusterscore/ids.h"
+#include "detail/interrupt.h"
+#include "detail/parallel.h"
+#include "input/intern_column.h"
+
+namespace clusterscore {
+
+LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double* weights) {
+  if (a.size != b.size)
+    throw std::invalid_argument("labels_true and labels_pred differ in length: " +
+                                std::to_string(a.size) + " and " + std::to_string(b.size));
+  LabelCells out;
+  BigVector<uint32_t> rows, cols;
+  detail::parallel_invoke([&] { rows = detail::intern_column(a, &out.a_first); },
+                          [&] { cols = detail::intern_column(b, &out.b_first); });
+  detail::poll_interrupt();
+  out.cells = build_cells(rows, cols, weights, out.a_first.size(), out.b_first.size(), nullptr);
+  return out;
+}
+
+ClassicScores classic_scores(const IdColumn& a, const IdColumn& b, const double* weights,
+                             const ClassicOptions& options) {
+  return classic_scores(cells_from_labels(a, b, weights).cells, options);
+}
+
+ClassicScores classic_scores(const CellTable& cells, const ClassicOptions& options) {
+  ClassicScores s;
+  // The expected mutual information and the matching cost the most. The matching (with
+  // the pair scores) is task 0; the expected mutual information's blocks follow, so one
+  // thread takes the matching while the others sum blocks, and joins them when done.
+  // Both only read the cells.
+  const bool want_emi = !options.weighted && options.adjusted_mutual_info;
+  std::optional<ExpectedMutualInfo> emi;
+  if (want_emi) emi.emplace(cells);
+  const size_t blocks = emi ? emi->blocks() : 0;
+  detail::parallel_for(1 + blocks, [&](size_t, size_t task) {
+    if (task > 0) return emi->run(task - 1);
+    pair_scores(cells, options.weighted, &s);
+    detail::poll_interrupt();
+    matching_scores(cells, options, &s);
+  });
+  detail::poll_interrupt();
+  information_scores(cells, options, emi ? emi->value() : 0.0, &s);
+  return s;
+}
+
+}  // namespace clusterscore

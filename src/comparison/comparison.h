@@ -1,0 +1,140 @@
+// A comparison of two clusterings A and B on their common items T: the joined items,
+// the cell table, per-cell metrics of one family, and every level of aggregation.
+// `clusterscore::evaluate` (truth vs actual) and `diff` (base vs exp) are both this.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "cells/cells.h"
+#include "clusterscore/scores.h"
+#include "input/clustering.h"
+#include "levels/aggregate.h"
+#include "levels/metric_table.h"
+#include "metrics/family.h"
+#include "metrics/impact.h"
+#include "metrics/pointwise.h"
+
+namespace clusterscore {
+
+enum class Side { kA, kB };
+
+// Items grouped by the values of one or more items-table columns.
+struct ItemGrouping {
+  BigVector<uint32_t> item_group;  // per joined item
+  size_t n_groups = 0;
+  // Per group: an items-table row holding its values, or kNone for the group of items
+  // that have no row in the items table, when no row has all its values null (else those
+  // items are in that row's group: an item without a row has every value null).
+  std::vector<uint32_t> group_row;
+};
+
+// `g` restricted to its groups `keep` (distinct, each < g.n_groups), renumbered in keep's
+// order: items of the other groups are in no group (kNone), so a bootstrap by the result
+// costs memory for the kept groups only. Throws std::invalid_argument for a bad `keep`.
+// O(items + n_groups).
+ItemGrouping keep_groups(const ItemGrouping& g, const std::vector<uint32_t>& keep);
+
+// Rows of the per-item table for some common items: for each, its B cluster's first row,
+// its weight, and its cell's columns of `counts` then of the cell metrics, in that order.
+struct PerItemRows {
+  BigVector<uint64_t> b_cluster_first_row;
+  BigVector<double> weight;
+  std::vector<std::string> names;          // counts' names, then the metrics'
+  std::vector<BigVector<double>> columns;  // one per name, one value per item
+};
+
+// changed_flows(), each flow with the first rows of A and B that name its clusters.
+struct ClusterFlows {
+  FlowTable flows;
+  BigVector<uint64_t> a_cluster_row, b_cluster_row;
+};
+
+class Comparison {
+ public:
+  // Throws InputError as join() does, and when A and B share no item.
+  Comparison(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
+             MetricFamily family, TruthScope scope = TruthScope::kCommon);
+
+  const JoinedClusterings& joined() const { return joined_; }
+  const CellTable& cells() const { return cells_; }
+  // Per cell, the metrics that are averaged over groups.
+  const MetricTable& cell_metrics() const { return metrics_; }
+  // Per cell, the weights they are made of (tp, fp, fn, tn or B, E, X, U), computed now.
+  MetricTable cell_counts() const;
+  MetricFamily family() const { return family_; }
+  TruthScope scope() const { return scope_; }
+  // The actual clusters' weights the metrics use (ActualMarginals; kPointwise).
+  ActualMarginals marginals() const;
+
+  // Design weights (docs/metrics.md, truth scope): per A cluster, the weight its items carry in
+  // every mean (and pair sum) from now on; empty for all 1. Throws std::invalid_argument unless
+  // there is one per A cluster, each finite and > 0. Weights and counts in the tables
+  // stay those of the items.
+  void set_design(std::vector<double> design);
+  const std::vector<double>& design() const { return design_; }
+
+  Coverage coverage() const;
+  GroupTable overall() const;
+  GroupTable by_cluster(Side side) const;  // group codes are cluster indices of that side
+  GroupTable by_items(const ItemGrouping& grouping) const;
+  // Groups items by the values of items-table columns (each of length items_table_rows;
+  // nulls allowed and form their own value). Requires an items table.
+  ItemGrouping group_items(const std::vector<IdColumn>& columns) const;
+  ImpactSummary impact() const;  // kImpact only
+  ClusterFlows flows() const;    // kImpact only
+
+  // Common items in item order (so in A's row order): item index, cell index.
+  BigVector<uint32_t> common_items() const;
+  // The per-item rows of `items` (joined item indices of common items; any other index
+  // is std::out_of_range), with the cells' columns of `counts` (cell_counts(), computed
+  // once by a caller that asks for the rows a slice of the items at a time).
+  PerItemRows per_item(std::span<const uint32_t> items, const MetricTable& counts) const;
+  const BigVector<uint32_t>& cell_of_item() const { return cell_of_item_; }
+  // The items-table row of each joined item in `items` (kNone for one without, and for all
+  // without an items table); std::out_of_range for an index that is no joined item.
+  std::vector<uint32_t> items_rows(std::span<const uint32_t> items) const;
+  // The joined items (or units) as aggregate()'s units, in the groups `group` (one code per
+  // joined item; the spans point into this comparison and `group`).
+  Units item_units(std::span<const uint32_t> group) const;
+
+ private:
+  GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
+  // Means over `u` (design-weighted), then the derived values, the pair metrics and the
+  // items' own weights.
+  GroupTable aggregate_units(const Units& u, size_t n_groups) const;
+  void whole_actual_clusters();  // fills actual_weight_ and actual_total_
+  // pair_sums() over `u`, or over their items where the cells' squared weights are unsafe.
+  PairSums pair_sums_of(const Units& u, size_t n_groups) const;
+
+  MetricFamily family_;
+  TruthScope scope_;
+  JoinedClusterings joined_;
+  BigVector<uint32_t> cell_of_item_;
+  CellTable cells_;
+  MetricTable metrics_;
+  BigVector<double> actual_weight_;  // kEntities: per B cluster, its weight over S'
+  double actual_total_ = 0;          // kEntities: w(S')
+  std::vector<double> design_;
+  bool pair_cells_ok_ = false;  // pair_sums_by_cell(), checked once
+};
+
+// Per A cluster, 1 / its number of items in A (all of them, not only those in T): the
+// design weights of entities drawn with probability proportional to their size.
+std::vector<double> inverse_size_design(const JoinedClusterings& j);
+
+// The share f of the population that A's clusters (the truth, a sample of entities) are,
+// for the finite-population correction (BootstrapOptions::sampled_share): in [0, 1].
+// `design` per A cluster (empty: all 1). With `inverse_probabilities` the weights are
+// 1/π_c. Otherwise they are only proportional to 1/π_c (uniform, inverse_size), and the
+// scale comes from the population's items, every item of A and B (the entities scope
+// reads the whole actual clustering as the population): scaled to 1/π_c the weights must
+// estimate that count, Σ_c |c|·d_c. The variance of a design-weighted sum without
+// replacement is Σ_c (1 − π_c)·(d_c·y_c)², of the bootstrap's Σ_c (d_c·y_c)²: f is the
+// mean of π_c (at most 1) weighted by (d_c·w(c))², a cluster's weight standing in for its
+// term y_c. Uniform: the truth's share of the items. O(items).
+double sampled_share(const JoinedClusterings& j, const std::vector<double>& design,
+                     bool inverse_probabilities);
+
+}  // namespace clusterscore

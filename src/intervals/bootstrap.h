@@ -1,0 +1,142 @@
+// Uncertainty of scores against a truth that is a sample of truth clusters (docs/metrics.md,
+// intervals and the truth scope): each run's estimates, and the delta
+// of every metric between two runs, overall and per slice, from a bootstrap that draws
+// truth clusters with replacement, the same draws for every run (so deltas are paired).
+//
+// Entities scope (and ABCDE impact): a truth item's values do not depend on which other
+// truth clusters were sampled, so a weighted mean is Σ_c d_c·S_c / Σ_c d_c·W_c, with S_c
+// the sum of weight·value over truth cluster c's items, W_c their weight and d_c its
+// design weight (a pair metric: a ratio of two such sums), and a resample gives cluster
+// c drawn n times the factor n in every sum (ClusterSums).
+//
+// Common scope: a truth item's false positives are the items of *other sampled* truth
+// clusters in its actual cluster, so the score is a U-statistic of the sample, and summing
+// fixed per-cluster values misses the variance of which clusters are sampled together
+// (standard errors 15-20% too small in simulation). Each resample therefore recomputes
+// every cell from the drawn clusters: its actual cluster holds n_c' copies of each other
+// truth cluster c' but only one copy of its own (copies of one cluster are one entity, not
+// a false merge), and the cell counts n times in every mean (CellSums). Redrawing overstates
+// the part of the spread that pairs of truth clusters make, so there the spread is then
+// brought to the design's, estimated from it and a delete-one (or, past 200 clusters,
+// delete-a-group) jackknife's (detail::pair_corrected).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "comparison/comparison.h"
+
+namespace clusterscore {
+
+// Per (truth cluster, group) holding common items of one run: the sums of its means and
+// pair metrics.
+struct ClusterSums {
+  size_t n_clusters = 0;                 // truth clusters (side A of the comparison)
+  size_t n_groups = 0;                   // groups of the grouping (1 without one)
+  std::vector<std::string> names;        // the metrics that are means: S / W
+  bool pairs = false;                    // then 3 sums more: PairSums' together, actual, truth
+  std::vector<uint32_t> cluster, group;  // per entry
+  std::vector<double> weight;            // per entry: W (compensated)
+  std::vector<double> sums;              // per entry, width() of them (compensated)
+  std::vector<double> design;            // per truth cluster (empty: all 1)
+  size_t size() const { return cluster.size(); }
+  size_t width() const { return names.size() + (pairs ? 3 : 0); }
+};
+
+// Per (cell, group) holding common items of one pointwise run in the common scope, with
+// what recomputing the cells needs.
+struct CellSums {
+  size_t n_clusters = 0, n_cols = 0, n_groups = 0;  // truth clusters, actual clusters meeting
+                                                    // T, groups
+  std::vector<uint32_t> row, col;                   // per cell (col: dense among n_cols)
+  std::vector<double> cell_weight;                  // per cell, over T
+  std::vector<double> row_weight;                   // per truth cluster, over T
+  double scale = 1;                                 // pair_scale(): the pair terms' weights × scale
+  std::vector<uint32_t> cell, group;                // per entry, the entries of a cell together
+  std::vector<double> weight, weight_sq;            // per entry: Σw, Σ(w·scale)² (compensated)
+  size_t size() const { return cell.size(); }
+};
+
+// ClusterSums of a comparison in the entities scope or of the impact family, CellSums of
+// a pointwise comparison in the common scope; per group of `grouping` (null: every item in
+// group 0). Items outside T, or in no group (kNone), are left out. O(items) expected time.
+ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping);
+CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping);
+
+struct BootstrapOptions {
+  uint32_t resamples = 1000;  // > 0
+  uint64_t seed = 0;          // resample r draws from its own generator of (seed, r): the same
+                              // resamples on any number of threads
+  double confidence = 0.95;   // in (0, 1)
+  // Per truth cluster, its place in the order resamples draw clusters in (a permutation of
+  // 0..n_clusters-1; empty: their own order). The caller's order of the clusters' ids makes
+  // a seed's resamples independent of the row order of the input and of the engine that
+  // numbered them.
+  std::vector<uint32_t> cluster_rank;
+  // The share f of the population's entities the truth clusters are (sampled_share in
+  // comparison.h; 0 where unknown or in the common scope): every variance is multiplied by
+  // 1 − f (the finite-population correction), so that a truth of half the entities does
+  // not claim the spread of a small sample. In [0, 1].
+  double sampled_share = 0;
+};
+
+// The spread of a statistic over the resamples where it is defined: its standard
+// deviation (n − 1 in the denominator; NaN under 2 resamples) and its percentile interval
+// at `confidence` moved by (full-sample value − median of the resamples), so that it is
+// centred as the estimate is (quantiles interpolate linearly between order statistics,
+// as numpy's default); for CellSums, then brought to the design's variance and widened to
+// hold estimate ± z·SE (detail::pair_corrected).
+//
+// Every interval is honest (docs/metrics.md, intervals): it lies within the metric's range
+// ([0, 1] for a value, [-1, 1] for a delta) and holds the estimate; where a group holds
+// fewer than two truth clusters, or no resample moves the statistic (an interval of zero
+// width, which would claim the value is known exactly), there is none: std_error,
+// ci_low and ci_high are NaN and `none` says why.
+enum class NoInterval : uint8_t {
+  kNo = 0,         // there is an interval
+  kFewClusters,    // its group holds fewer than two truth clusters
+  kNothingMovesIt  // every resample gives the same value
+};
+struct Spread {
+  double std_error = 0, ci_low = 0, ci_high = 0;
+  uint32_t resamples = 0;
+  NoInterval none = NoInterval::kNo;
+};
+
+// One metric of one group of one run: its estimate on all truth clusters, and its spread.
+struct ValueRow {
+  uint32_t run = 0, group = 0, metric = 0;
+  double estimate = 0;
+  Spread spread;
+};
+
+// One metric of one group, for runs a < b: their estimates, delta = value_b − value_a,
+// and the spread of the deltas over the resamples where both are defined.
+struct DeltaRow {
+  uint32_t run_a = 0, run_b = 0, group = 0, metric = 0;
+  double value_a = 0, value_b = 0, delta = 0;
+  Spread spread;
+};
+
+struct BootstrapResult {
+  // The means' names, then f1_of_means if precision and recall are among them, then
+  // pair_precision, pair_recall and pair_f1 for pointwise runs.
+  std::vector<std::string> metrics;
+  size_t clusters = 0;           // truth clusters holding common items of some run; under
+                                 // 2, nothing varies: every spread is NaN, from 0 resamples
+  std::vector<ValueRow> values;  // by run, group, metric; groups with weight in the run
+  std::vector<DeltaRow> rows;    // by pair (a, b) in order, group, metric; only where both
+                                 // estimates are defined
+};
+
+// Throws std::invalid_argument for no runs, runs of different truth clusters, design
+// weights, groups or metrics, or options out of range. Deterministic for a given seed.
+// O(resamples × (clusters + Σ entries × metrics)) time (CellSums: + cells, and as many
+// jackknife replicates as clusters, at most 200, each costing what a resample does); every
+// resample's values are kept: (runs + pairs) × groups × metrics × resamples doubles.
+BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o);
+BootstrapResult paired_bootstrap(const std::vector<CellSums>& runs, const BootstrapOptions& o);
+
+}  // namespace clusterscore

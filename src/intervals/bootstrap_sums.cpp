@@ -1,0 +1,133 @@
+// What the bootstrap needs of one run (bootstrap.h): sums per truth cluster, or per cell, and
+// group, each an aggregate_totals() over a compound key.
+#include <stdexcept>
+
+#include "detail/interrupt.h"
+#include "input/interner.h"
+#include "intervals/bootstrap.h"
+#include "levels/aggregate.h"
+#include "metrics/pointwise.h"
+
+namespace clusterscore {
+namespace {
+
+void check_grouping(const Comparison& c, const ItemGrouping* grouping) {
+  if (grouping && grouping->item_group.size() != c.joined().n_items())
+    throw std::invalid_argument("clusterscore: item grouping of the wrong length");
+}
+
+// The bootstrap's compound key: each item's entry, a dense code of (its key, its group),
+// numbered in order of first appearance; kNone for items outside T or outside every group.
+struct Entries {
+  std::vector<uint32_t> code;        // per joined item
+  std::vector<uint32_t> key, group;  // per entry
+  size_t size() const { return key.size(); }
+};
+template <class Key>
+Entries entries_of(const Comparison& c, const ItemGrouping* grouping, Key key) {
+  const BigVector<uint32_t>& cell = c.cell_of_item();
+  Entries e;
+  e.code.assign(cell.size(), kNone);
+  detail::Interner seen(false, 1024);
+  for (size_t i = 0; i < cell.size(); ++i) {
+    detail::poll_every(i);
+    const uint32_t g = grouping ? grouping->item_group[i] : 0;
+    if (cell[i] == kNone || g == kNone) continue;
+    const uint32_t k = key(i);
+    const auto [code, inserted] = seen.insert_key((uint64_t(k) << 32) | g);
+    if (inserted) {
+      e.key.push_back(k);
+      e.group.push_back(g);
+    }
+    e.code[i] = code;
+  }
+  return e;
+}
+
+std::vector<double> copy(const BigVector<double>& v) { return {v.begin(), v.end()}; }
+
+}  // namespace
+
+ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping) {
+  check_grouping(c, grouping);
+  const JoinedClusterings& j = c.joined();
+  const MetricTable& m = c.cell_metrics();
+  ClusterSums out;
+  out.n_clusters = j.n_a_clusters();
+  out.n_groups = grouping ? grouping->n_groups : 1;
+  out.names = m.names;
+  out.pairs = c.family() == MetricFamily::kPointwise;
+  out.design = c.design();
+  Entries e = entries_of(c, grouping, [&](size_t i) { return j.a_cluster[i]; });
+  const Units units = c.item_units(e.code);
+  // Every entry holds an item, so the totals' rows are the entries, in code order.
+  const GroupTable t = aggregate_totals(m, units, e.size());
+  PairSums p;
+  // Unweighted by design (the bootstrap applies it), over the items as pair_sums() sums
+  // them for the levels.
+  if (out.pairs) p = pair_sums(c.cells(), c.marginals(), {}, units, e.size());
+  out.cluster = std::move(e.key);
+  out.group = std::move(e.group);
+  out.weight = copy(t.weight);
+  const size_t k = m.width(), width = out.width();
+  out.sums.resize(out.size() * width);
+  for (size_t r = 0; r < out.size(); ++r) {
+    double* to = out.sums.data() + r * width;
+    for (size_t q = 0; q < k; ++q) to[q] = t.columns[q][r];
+    if (out.pairs) to[k] = p.together[r], to[k + 1] = p.actual[r], to[k + 2] = p.truth[r];
+  }
+  return out;
+}
+
+CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
+  check_grouping(c, grouping);
+  if (c.family() != MetricFamily::kPointwise || c.scope() != TruthScope::kCommon)
+    throw std::invalid_argument("clusterscore: cell sums are for the common scope's scores");
+  const JoinedClusterings& j = c.joined();
+  const CellTable& cells = c.cells();
+  const BigVector<uint32_t>& cell = c.cell_of_item();
+  CellSums out;
+  out.n_clusters = cells.n_rows;
+  out.n_groups = grouping ? grouping->n_groups : 1;
+  out.row.assign(cells.row.begin(), cells.row.end());
+  // Actual clusters renumbered densely among those meeting T: each resample sums every
+  // one, and with a small truth most of the actual clustering's clusters do not.
+  std::vector<uint32_t> dense(cells.n_cols, kNone);
+  out.col.reserve(cells.size());
+  for (uint32_t c : cells.col) {
+    if (dense[c] == kNone) dense[c] = uint32_t(out.n_cols++);
+    out.col.push_back(dense[c]);
+  }
+  out.cell_weight.assign(cells.weight.begin(), cells.weight.end());
+  out.row_weight.assign(cells.row_weight.begin(), cells.row_weight.end());
+  out.scale = pair_scale(cells);
+  const Entries e = entries_of(c, grouping, [&](size_t i) { return cell[i]; });
+  // Σw, then Σ(w·scale)² as the weights of a second pass: a unit's Σw², scaled as its
+  // items' weights would be (by a power of two: exactly).
+  const GroupTable w = aggregate_totals({}, c.item_units(e.code), e.size());
+  std::vector<double> squares(j.n_items());
+  for (size_t i = 0; i < j.n_items(); ++i) {
+    const double ws = j.weight[i] * out.scale;
+    squares[i] = j.units() ? j.weight_sq[i] * out.scale * out.scale : ws * ws;
+  }
+  const GroupTable q = aggregate_totals({}, Units{cell, e.code, squares, {}, {}}, e.size());
+  // Entries ordered by cell (stably), so that each resample computes a cell's metrics
+  // once for all its groups.
+  std::vector<size_t> start(cells.size() + 1, 0);
+  for (uint32_t k : e.key) ++start[k + 1];
+  for (size_t k = 0; k < cells.size(); ++k) start[k + 1] += start[k];
+  out.cell.resize(e.size());
+  out.group.resize(e.size());
+  out.weight.resize(e.size());
+  out.weight_sq.resize(e.size());
+  for (size_t r = 0; r < e.size(); ++r) {
+    const size_t at = start[e.key[r]]++;
+    out.cell[at] = e.key[r];
+    out.group[at] = e.group[r];
+    out.weight[at] = w.weight[r];
+    out.weight_sq[at] = q.weight[r];
+  }
+  return out;
+}
+
+}  // namespace clusterscore

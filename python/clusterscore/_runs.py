@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 
-from . import _arrays, _core
+from . import _arrays, _core, _engine
 from ._estimates import BootstrapOptions, interval_notes, most_interval_groups, scope_of
 from ._evaluate import Evaluation, values_table
 from ._io import load_clustering, load_items
@@ -189,9 +189,26 @@ class RunComparison:
         return pa.table(cols)
 
 
-def compare(truth: Any, runs: Any, items: Any = None, **options: Any) -> RunComparison:
+def compare(
+    truth: Any,
+    runs: Any,
+    items: Any = None,
+    *,
+    engine: str | None = None,
+    slices: Sequence[str] | None = None,
+    **options: Any,
+) -> RunComparison:
     """Scores each of `runs` (a dict {name: clustering} or a list) against `truth`, for
     their pairwise deltas with a paired bootstrap. `options`: evaluate's (truth_scope,
     cluster_weights, confidence=0.95, resamples=1000, seed=0, item_col, cluster_col,
-    weight_col, average)."""
+    weight_col, average); `engine` and `slices` as for evaluate (on Spark every run is
+    scored on the same groups of items and resampled alike)."""
+    named = run_names(runs)
+    if _engine.on_spark(engine, truth, items, options.get("cluster_weights"), *named.values()):
+        from . import spark
+
+        ids = [options.get("item_col", "item_id"), options.get("cluster_col", "cluster_id")]
+        truth, items, *frames = _engine.spark_inputs(ids, truth, items, *named.values())
+        runs = dict(zip(named, frames, strict=True))
+        return spark.compare(truth, runs, items, slices=slices, **options)
     return RunComparison(truth, runs, items, **options)

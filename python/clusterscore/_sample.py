@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 
 from . import _arrays, _core
 from . import _sheets as sheets
-from ._diff import Diff
+from ._diff import Diff, diff
 from ._io import clip, short
 from ._terms import term
 from ._verdicts import Counts, match_rows, verdict_counts
@@ -222,12 +222,16 @@ def sample_pairs(
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
+    engine: str | None = None,
 ) -> PairSample:
     """Draws `pairs` pairs with replacement in proportion to w_ij (docs/metrics.md, judging). With
     `stable_pairs=M`: stratified, `pairs` diff pairs and M stable pairs. With
     `distance_only=True`: diff pairs only. The `replicates` most-drawn pairs are marked for a
-    second rater (0: none). The same seed gives the same sample."""
-    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    second rater (0: none). The same seed gives the same sample. `engine` as for evaluate:
+    on Spark the core draws each pair down to its cells and Spark picks the items, so a seed
+    gives the same pairs whatever the partitioning (other pairs than in-process)."""
+    d = diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+             engine=engine, slices=[])  # fmt: skip
     return sample_from_diff(
         d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates
     )
@@ -242,7 +246,14 @@ def sample_from_diff(
     distance_only: bool = False,
     replicates: int = 50,
 ) -> PairSample:
-    """sample_pairs on a Diff already built (to draw many samples from one diff)."""
+    """sample_pairs on a Diff already built (to draw many samples from one diff), on the
+    engine that built it."""
+    from . import spark  # no pyspark import: only its own module
+
+    if isinstance(d, spark.SparkDiff):
+        return spark.sample_from_diff(
+            d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates
+        )
     pairs, stable, mode = sample_request(pairs, seed, stable_pairs, distance_only)
     replicates = _count(replicates, "replicates")
     base, exp, _ = d.sources
@@ -266,13 +277,16 @@ def continue_sample(
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     weight_col: str = "weight",
+    engine: str | None = None,
 ) -> PairSample:
     """`previous` (a PairSample, or the path of a saved one) with `pairs` more draws, and
     `stable_pairs` more stable draws if it is stratified, from the same seeded stream: the
     sample that a first draw of the larger size gives, bit for bit. Base, Exp and items
-    must be those it was drawn from. `.raters_table(since=previous)` holds the new round."""
+    must be those it was drawn from (on the engine it was drawn on). `.raters_table(
+    since=previous)` holds the new round."""
     prev = previous if isinstance(previous, PairSample) else load_sample(previous)
-    d = Diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    d = diff(base, exp, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+             engine=engine, slices=[])  # fmt: skip
     total, seed, stable, distance_only, replicates = continued(prev, d.fingerprint, pairs,
                                                                stable_pairs)  # fmt: skip
     return sample_from_diff(

@@ -22,12 +22,15 @@ from . import _progress as progress
 from . import _report as report
 from . import _stops as stops
 from ._diff import Diff
+from ._diff import diff as diff_on
 from ._estimates import CommonScopeWarning, common_scope_caveat
 from ._evaluate import Evaluation
+from ._evaluate import evaluate as evaluate_on
 from ._io import EXHAUSTED
 from ._output import Staging, file_part
 from ._plan import plan_pairs
 from ._runs import RunComparison, run_names
+from ._runs import compare as compare_on
 from ._sample import continued, load_sample, sample_from_diff
 from ._sample import estimate as estimate_pairs
 from ._terms import command_line
@@ -119,14 +122,15 @@ SparkMasterOpt = Annotated[
 
 def spark_reader(
     engine: Engine, master: str | None, ids: Sequence[str], paths: Sequence[Any] = ()
-) -> Callable[[str | None], Any] | None:
-    """With --engine spark, a function reading a path as a Spark DataFrame (the session
-    started), its `ids` columns as text; None for the local engine. A local one of `paths`
-    that names nothing is an error before Spark starts (which takes seconds)."""
+) -> Callable[[Any], Any]:
+    """What the engine reads an input path as: with --engine spark a Spark DataFrame (the
+    session started), its `ids` columns as text; the path itself for the local engine. A
+    local one of `paths` that names nothing is an error before Spark starts (which takes
+    seconds)."""
     if engine is not Engine.spark:
         if master is not None:
             raise ValueError("--spark-master needs --engine spark")
-        return None
+        return lambda path: path
     from . import spark
 
     for path in paths:
@@ -444,14 +448,9 @@ def evaluate(
         weight_col=weight_col, average=average.value,
     )  # fmt: skip
     read = spark_reader(engine, spark_master, [item_col, cluster_col], [truth, actual, items])
-    if read is None:
-        result = Evaluation(truth, actual, items, **options)
-    else:
-        from . import spark
-
-        result = spark.evaluate(
-            read(truth), read(actual), read(items), slices=slice_ or [], **options
-        )
+    result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
+                         slices=slice_ or [], **options)  # fmt: skip
+    estimation = report.estimation_summary(result)
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
     intervals = result.intervals_table() if intervals_on else None
     slice_intervals = {s: result.intervals_table(s) if intervals_on else None for s in slices}
@@ -466,12 +465,12 @@ def evaluate(
             slices=list(slices),
             classic=classic,
             intervals=intervals_on,
-            **report.estimation_summary(result)["options"],
+            **estimation.pop("options"),
         ),
         "inputs": inputs(
             {"truth": truth, "actual": actual, "items": items}, result.input_fingerprints
         ),  # fmt: skip
-        **_evaluation_summary(result, slices, intervals, slice_intervals, classic),
+        **_evaluation_summary(result, estimation, slices, intervals, slice_intervals, classic),
     }
     progress.done()
     if json_out:
@@ -499,15 +498,21 @@ def _wrote(json_out: bool, what: str) -> None:
 
 
 def _evaluation_summary(
-    result: Evaluation, slices: dict, intervals: Any, slice_intervals: dict, classic: bool
+    result: Evaluation,
+    estimation: dict[str, Any],
+    slices: dict,
+    intervals: Any,
+    slice_intervals: dict,
+    classic: bool,
 ) -> dict[str, Any]:
-    """summary.json of `evaluate`: coverage, overall, slices, scope and bootstrap, the
-    intervals asked for, the classic metrics if asked for."""
+    """summary.json of `evaluate`: coverage, overall, slices, scope and bootstrap
+    (`estimation`: report.estimation_summary's without its options), the intervals asked
+    for, the classic metrics if asked for."""
     summary: dict[str, Any] = {
         "coverage": result.coverage,
         "overall": result.overall,
         "slices": {name: report.records(t) for name, t in slices.items()},
-        **{k: v for k, v in report.estimation_summary(result).items() if k != "options"},
+        **estimation,
     }
     if intervals is not None:
         summary["intervals"] = report.records(intervals)
@@ -594,17 +599,14 @@ def compare(
     read = spark_reader(
         engine, spark_master, [item_col, cluster_col], [truth, *named.values(), items]
     )
-    if read is None:
-        result = RunComparison(truth, named, items, **options)
-    else:
-        from . import spark
-
-        frames = {name: read(path) for name, path in named.items()}
-        result = spark.compare(read(truth), frames, read(items), slices=slice_ or [], **options)
+    frames = {name: read(path) for name, path in named.items()}
+    result = compare_on(read(truth), frames, read(items), engine=engine.value,
+                        slices=slice_ or [], **options)  # fmt: skip
     overall = result.deltas_table()
     slices = {s: result.deltas_table(s) for s in slice_ or []}
     coverage = {name: e.coverage for name, e in result.evaluations.items()}
     first = next(iter(result.evaluations.values()))
+    estimation = report.estimation_summary(first)
     summary = {
         **header(
             "compare",
@@ -613,7 +615,7 @@ def compare(
             cluster_col=cluster_col,
             weight_col=weight_col,
             slices=list(slices),
-            **report.estimation_summary(first)["options"],
+            **estimation.pop("options"),
         ),
         "inputs": {
             "truth": inputs({"truth": truth}, first.input_fingerprints)["truth"],
@@ -624,7 +626,7 @@ def compare(
             **({} if items is None else inputs({"items": items}, first.input_fingerprints)),
         },
         "runs": result.runs,
-        **{k: v for k, v in report.estimation_summary(first).items() if k != "options"},
+        **estimation,
         "estimand": result.estimand,
         "overall": {name: e.overall for name, e in result.evaluations.items()},
         "coverage": coverage,
@@ -720,12 +722,8 @@ def diff(
     outputs = Outputs(report_path, png)
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
-    if read is None:
-        result = Diff(base, exp, items, **columns)
-    else:
-        from . import spark
-
-        result = spark.diff(read(base), read(exp), read(items), slices=slice_ or [], **columns)
+    result = diff_on(read(base), read(exp), read(items), engine=engine.value,
+                     slices=slice_ or [], **columns)  # fmt: skip
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
     clusters = {side: result.per_cluster_table(side) for side in result.roles}
     summary = {
@@ -870,21 +868,16 @@ def sample(
     tmp = [_stage().file(p) for p in written]
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
-    if read is None:
-        d: Any = Diff(base, exp, items, **columns)
-        draw: Any = sample_from_diff
-    else:
-        from . import spark
-
-        d = spark.diff(read(base), read(exp), read(items), slices=[], **columns)
-        draw = spark.sample_from_diff
+    d = diff_on(read(base), read(exp), read(items), engine=engine.value, slices=[], **columns)
     if previous is not None:
         pairs, seed, stable_pairs, distance_only, replicates = continued(
             previous, d.fingerprint, pairs, stable_pairs
         )
     assert seed is not None  # given, or the continued sample's (checked above)
     with progress.step(f"drawing {pairs:,} pairs"):
-        s = draw(d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates)
+        s = sample_from_diff(
+            d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates
+        )
     with progress.step(f"writing {out}"):
         s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
         shown_raters = s.save_for_raters(tmp[1], since=previous)

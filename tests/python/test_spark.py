@@ -479,3 +479,38 @@ def test_given_design_weights_as_in_process(spark) -> None:
         assert got.cluster_weights == "given"
         assert_same_dict(want.overall, got.overall)
         assert_same(want.intervals(), got.intervals(), ["metric"])
+
+
+def test_one_api_chooses_the_engine(spark, tmp_path) -> None:
+    """cs.evaluate, compare, diff and sample_pairs take Spark DataFrames (or paths with
+    engine="spark") and return what clusterscore.spark's functions do; the local engine
+    refuses Spark DataFrames and an unknown engine is named."""
+    d = random_items(31)
+    s = frames(spark, d)
+    opts = dict(resamples=30, seed=2)
+    want = css.evaluate(s["truth"], s["exp"], s["items"], **opts)
+    got = cs.evaluate(s["truth"], s["exp"], s["items"], **opts)
+    assert type(got) is type(want)
+    assert_same_dict(want.overall, got.overall)
+    assert_same(want.intervals(), got.intervals(), ["metric"])
+    paths = {}
+    for name in ("truth", "exp", "items"):
+        paths[name] = tmp_path / f"{name}.parquet"
+        d[name].to_parquet(paths[name])
+    by_path = cs.evaluate(paths["truth"], paths["exp"], paths["items"], engine="spark", **opts)
+    assert type(by_path) is type(want)
+    assert_same_dict(cs.evaluate(d["truth"], d["exp"], d["items"], **opts).overall,
+                     by_path.overall)  # fmt: skip
+    runs = {"base": s["base"], "exp": s["exp"]}
+    keys = ["run_a", "run_b", "metric"]
+    assert_same(css.compare(s["truth"], runs, **opts).deltas(),
+                cs.compare(s["truth"], runs, **opts).deltas(), keys)  # fmt: skip
+    assert_same_dict(css.diff(s["base"], s["exp"]).overall, cs.diff(s["base"], s["exp"]).overall)
+    drawn = cs.sample_pairs(s["base"], s["exp"], 200, 5)
+    assert drawn.table.equals(css.sample_pairs(s["base"], s["exp"], 200, 5).table)
+    with pytest.raises(ValueError, match="engine='local' cannot read Spark DataFrames"):
+        cs.diff(s["base"], s["exp"], engine="local")
+    with pytest.raises(ValueError, match="engine must be one of local, spark, not 'dask'"):
+        cs.evaluate(d["truth"], d["exp"], engine="dask")
+    with pytest.raises(ValueError, match="takes Spark DataFrames or paths, not DataFrame"):
+        cs.diff(d["base"], d["exp"], engine="spark")

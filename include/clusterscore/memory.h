@@ -17,4 +17,8 @@ void set_huge_pages(bool on) noexcept;
 // Whether memory new to the process is asked to use huge pages.
 bool huge_pages() noexcept;
 
+// Hands the big arrays kept for reuse back to the operating system; returns their bytes.
+// Not to be called while a computation runs.
+unsigned long long release_memory();
+
 }  // namespace clusterscore

@@ -86,7 +86,10 @@ def set_huge_pages(on: bool) -> None:
 def huge_pages() -> bool:
     """Whether huge pages are asked for."""
 
-def release_memory() -> int: ...
+def release_memory() -> int:
+    """
+    Hands the big arrays kept for reuse back to the system; returns their bytes.
+    """
 
 class Average(enum.Enum):
     arithmetic = 0
@@ -233,7 +236,7 @@ class ClusterSums:
 class CellSums:
     pass
 
-def run_sums(comparison: Comparison, grouping: ItemGrouping | None) -> object: ...
+def run_sums(comparison: Comparison, grouping: ItemGrouping | None) -> ClusterSums | CellSums: ...
 
 def column_codes(ids: object) -> tuple: ...
 

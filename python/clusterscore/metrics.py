@@ -101,22 +101,6 @@ def _weights(sample_weight: Any, n: int) -> np.ndarray | None:
     return w
 
 
-# Weights whose largest is beyond 2^±200 are divided by a power of two (exactly) first:
-# the pair metrics sum products w(i)·w(j), which overflow near 1e154 and underflow near
-# 1e-154, and every metric is a ratio that the scale leaves unchanged.
-_EXTREME = 200
-
-
-def _scaled(w: np.ndarray | None) -> tuple[np.ndarray | None, int]:
-    """(w / 2^e, e) with e = 0 unless w's largest value is extreme."""
-    if w is None or len(w) == 0:
-        return w, 0
-    exponent = int(np.frexp(w.max())[1])
-    if abs(exponent) <= _EXTREME:
-        return w, 0
-    return np.ldexp(w, -exponent), exponent
-
-
 def _average(method: str) -> Any:
     if method not in _AVERAGES:
         raise ValueError("'average_method' must be 'min', 'geometric', 'arithmetic', or 'max'")
@@ -134,16 +118,10 @@ def _scores(
     matching: bool = False,
 ) -> dict:
     t, p = _check(labels_true, labels_pred)
-    w, exponent = _scaled(_weights(sample_weight, len(t)))
-    scores = _core.classic_from_labels(
+    w = _weights(sample_weight, len(t))
+    return _core.classic_from_labels(
         _label_tuple(t), _label_tuple(p), w, _average(average_method), float(beta), ami, matching
     )
-    if exponent:  # weighted pair counts are reported in the weights' own scale
-        with np.errstate(over="ignore"):  # beyond the double range: inf, as the sum is
-            scores["pair_confusion_matrix"] = [
-                float(np.ldexp(x, 2 * exponent)) for x in scores["pair_confusion_matrix"]
-            ]
-    return scores
 
 
 # -- pair counting --------------------------------------------------------------------------

@@ -211,11 +211,8 @@ void bind_comparison(nb::module_& m) {
   // (recomputed from the clusters drawn), per truth cluster otherwise.
   m.def(
       "run_sums",
-      [](const Comparison& c, const ItemGrouping* g) -> nb::object {
-        const bool cells =
-            c.family() == MetricFamily::kPointwise && c.scope() == TruthScope::kCommon;
-        if (cells) return nb::cast(without_gil([&] { return cell_sums(c, g); }));
-        return nb::cast(without_gil([&] { return truth_cluster_sums(c, g); }));
+      [](const Comparison& c, const ItemGrouping* g) {
+        return without_gil([&] { return run_sums(c, g); });
       },
       nb::arg("comparison"), nb::arg("grouping").none());
   // A cluster column as codes and first rows (ColumnCodes), for Python to keep the codes
@@ -247,14 +244,10 @@ void bind_comparison(nb::module_& m) {
           nb::arg("ids"), nb::arg("out"))
       .def("__len__", &BatchCoder::size)
       .def("values", [](BatchCoder& coder) {
-        detail::Representatives& v = coder.values();
-        BigVector<char>& bytes = v.bytes();
-        const BigVector<uint64_t>& ends = v.ends();
-        nb::object offsets = bytes.size() <= size_t(INT32_MAX) ? value_offsets<int32_t>(ends)
-                                                               : value_offsets<int64_t>(ends);
-        nb::object chars = to_numpy(std::move(bytes));
-        v = detail::Representatives();
-        return nb::make_tuple(chars, offsets);
+        BatchCoder::Values v = coder.take_values();
+        nb::object offsets = v.bytes.size() <= size_t(INT32_MAX) ? value_offsets<int32_t>(v.ends)
+                                                                 : value_offsets<int64_t>(v.ends);
+        return nb::make_tuple(to_numpy(std::move(v.bytes)), offsets);
       });
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
         nb::arg("confidence"), nb::arg("cluster_rank") = std::vector<uint32_t>{},

@@ -16,7 +16,6 @@
 #include "clusterscore/progress.h"
 #include "clusterscore/threads.h"
 #include "convert.h"
-#include "detail/big_vector.h"
 
 using namespace clusterscore;
 using namespace clusterscore::bindings;
@@ -164,11 +163,8 @@ NB_MODULE(_core, m) {
         "Asks for huge pages for the big arrays mapped from now on (true), or leaves the "
         "system's policy (false, the default).");
   m.def("huge_pages", &huge_pages, "Whether huge pages are asked for.");
-  m.def("release_memory", [] {
-    const uint64_t cached = detail::big_alloc_stats().cached_bytes;
-    detail::big_release_cached();
-    return cached;
-  });
+  m.def("release_memory", &release_memory,
+        "Hands the big arrays kept for reuse back to the system; returns their bytes.");
 
   bind_classic(m);
   bind_judging(m);

@@ -1,5 +1,9 @@
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include "classic/parts.h"
 #include "clusterscore/ids.h"
@@ -22,9 +26,36 @@ LabelCells cells_from_labels(const IdColumn& a, const IdColumn& b, const double*
   return out;
 }
 
+namespace {
+
+// Weights whose largest is beyond 2^±200 are divided by a power of two (exactly) first: the
+// pair metrics sum products w(i)·w(j), which overflow near 1e154 and underflow near
+// 1e-154, and every metric is a ratio that the scale leaves unchanged. 0 where no scaling
+// is needed; else the exponent e the weights are divided by 2^e with.
+constexpr int kExtremeExponent = 200;
+int extreme_exponent(const double* weights, size_t n) {
+  if (weights == nullptr || n == 0) return 0;
+  const double largest = *std::max_element(weights, weights + n);
+  if (!(largest > 0) || !std::isfinite(largest)) return 0;  // checked by the cells
+  const int e = std::ilogb(largest) + 1;                    // frexp's exponent
+  return std::abs(e) <= kExtremeExponent ? 0 : e;
+}
+
+}  // namespace
+
 ClassicScores classic_scores(const IdColumn& a, const IdColumn& b, const double* weights,
                              const ClassicOptions& options) {
-  return classic_scores(cells_from_labels(a, b, weights).cells, options);
+  const int e = extreme_exponent(weights, a.size == b.size ? a.size : 0);
+  if (e == 0) return classic_scores(cells_from_labels(a, b, weights).cells, options);
+  std::vector<double> scaled(weights, weights + a.size);
+  for (double& w : scaled) w = std::ldexp(w, -e);
+  ClassicScores s = classic_scores(cells_from_labels(a, b, scaled.data()).cells, options);
+  // Weighted pair counts are reported in the weights' own scale: beyond the double range,
+  // inf, as the sum is.
+  for (double* x :
+       {&s.weighted_pairs.tn, &s.weighted_pairs.fp, &s.weighted_pairs.fn, &s.weighted_pairs.tp})
+    *x = std::ldexp(*x, 2 * e);
+  return s;
 }
 
 ClassicScores classic_scores(const CellTable& cells, const ClassicOptions& options) {

@@ -259,3 +259,13 @@ BigAllocStats big_alloc_stats() { return {}; }
 #endif
 
 }  // namespace clusterscore::detail
+
+namespace clusterscore {
+
+unsigned long long release_memory() {
+  const uint64_t cached = detail::big_alloc_stats().cached_bytes;
+  detail::big_release_cached();
+  return cached;
+}
+
+}  // namespace clusterscore

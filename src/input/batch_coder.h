@@ -33,6 +33,17 @@ class BatchCoder {
   // The values, code by code: their bytes and each one's end offset (size() of them,
   // offsets from 0 without the leading 0). For the caller to take once it adds no more.
   detail::Representatives& values() { return values_; }
+  // The values' bytes and end offsets (as values() has them), moved out: the coder is left
+  // with no values and adds no more.
+  struct Values {
+    BigVector<char> bytes;
+    BigVector<uint64_t> ends;
+  };
+  Values take_values() {
+    Values v{std::move(values_.bytes()), std::move(values_.ends())};
+    values_ = detail::Representatives();
+    return v;
+  }
 
  private:
   detail::StringHashFn weak_hash_;

@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "comparison/comparison.h"
@@ -64,6 +65,9 @@ struct CellSums {
 // group 0). Items outside T, or in no group (kNone), are left out. O(items) expected time.
 ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping);
 CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping);
+// What the bootstrap needs of one run: CellSums where the common scope's pointwise scores
+// are recomputed from the clusters drawn, ClusterSums otherwise (the choice above).
+std::variant<ClusterSums, CellSums> run_sums(const Comparison& c, const ItemGrouping* grouping);
 
 struct BootstrapOptions {
   uint32_t resamples = 1000;  // > 0

@@ -130,4 +130,10 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   return out;
 }
 
+std::variant<ClusterSums, CellSums> run_sums(const Comparison& c, const ItemGrouping* grouping) {
+  if (c.family() == MetricFamily::kPointwise && c.scope() == TruthScope::kCommon)
+    return cell_sums(c, grouping);
+  return truth_cluster_sums(c, grouping);
+}
+
 }  // namespace clusterscore

@@ -48,7 +48,8 @@ struct ClassicScores {
 // Every classic metric of two labelings of the same n items given position by position (no
 // join): item r has labels a[r], b[r] and weight weights[r] (1 if `weights` is null). Weights
 // of any finite scale > 0: beyond 2^±200 they are scaled by a power of two first, and the
-// weighted pair counts scaled back. Throws std::invalid_argument if the lengths differ. O(n) expected, plus what `options` asks for.
+// weighted pair counts scaled back. Throws std::invalid_argument if the lengths differ. O(n)
+// expected, plus what `options` asks for.
 ClassicScores classic_scores(const IdColumn& a, const IdColumn& b, const double* weights,
                              const ClassicOptions& options);
 

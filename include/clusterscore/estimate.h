@@ -70,8 +70,9 @@ RaterAgreement rater_agreement(const JudgedSample& sample);
 // Wilson-type on the effective number of judgements for the distances and indices (never of zero
 // width unless exact), normal elsewhere but no narrower than the Wilson width of the judged share,
 // all within the metric's range ([0, multiplier], [0, 1] for rates, [−1, 1] for delta_precision).
-// Throws std::invalid_argument on inconsistent lengths, a unit past the pairs or more same verdicts
-// than votes. O(pairs).
+// Throws std::invalid_argument on inconsistent lengths, a stratum other than 0 or 1, a unit past
+// the pairs or more same verdicts than votes (so do the other functions of a JudgedSample).
+// O(pairs).
 std::vector<Estimate> estimate(const JudgedSample& sample);
 
 // The share of i ≡ j among the judged split, merge and stable non-self pairs: the class

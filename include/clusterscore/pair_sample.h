@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace clusterscore {
@@ -17,6 +18,10 @@ enum class PairKind : uint8_t {
   kStable,  // j ∈ Base(i) ∩ Exp(i), j ≠ i
   kSelf,    // j = i
 };
+
+// `codes` (as a file or another language stores them) as pair kinds, without a copy.
+// Throws std::invalid_argument if one is not a PairKind.
+std::span<const PairKind> pair_kinds(std::span<const uint8_t> codes);
 
 // How a sample is drawn.
 enum class SampleMode : uint8_t {

@@ -123,24 +123,14 @@ struct BoundJudgedSample {
         same(std::move(same_)),
         votes(std::move(votes_)),
         unit(std::move(unit_)) {
-    const size_t n = kind.shape(0);
-    for (size_t len : {stratum.shape(0), draws.shape(0), U.shape(0), B.shape(0), E.shape(0),
-                       same.shape(0), votes.shape(0)})
-      if (len != n)
-        throw std::invalid_argument("clusterscore: judged sample columns differ in length");
-    for (size_t p = 0; p < n; ++p) {
-      if (stratum.data()[p] > 1)
-        throw std::invalid_argument("clusterscore: stratum must be 0 or 1");
-      if (kind.data()[p] > 3) throw std::invalid_argument("clusterscore: bad pair kind code");
-    }
-    sample.kind = {reinterpret_cast<const PairKind*>(kind.data()), n};
-    sample.stratum = {stratum.data(), n};
-    sample.draws = {draws.data(), n};
-    sample.U = {U.data(), n};
-    sample.B = {B.data(), n};
-    sample.E = {E.data(), n};
-    sample.same = {same.data(), n};
-    sample.votes = {votes.data(), n};
+    sample.kind = pair_kinds({kind.data(), size_t(kind.shape(0))});
+    sample.stratum = {stratum.data(), size_t(stratum.shape(0))};
+    sample.draws = {draws.data(), size_t(draws.shape(0))};
+    sample.U = {U.data(), size_t(U.shape(0))};
+    sample.B = {B.data(), size_t(B.shape(0))};
+    sample.E = {E.data(), size_t(E.shape(0))};
+    sample.same = {same.data(), size_t(same.shape(0))};
+    sample.votes = {votes.data(), size_t(votes.shape(0))};
     if (unit) sample.unit = {unit->data(), size_t(unit->shape(0))};
     sample.totals = totals_of(totals);
     sample.mode = mode;
@@ -229,10 +219,7 @@ void bind_judging(nb::module_& m) {
   m.def(
       "replicated_pairs",
       [](Array<uint8_t> kind, Array<uint64_t> draws, Array<uint32_t> unit, uint64_t count) {
-        const size_t n = kind.shape(0);
-        for (size_t p = 0; p < n; ++p)
-          if (kind.data()[p] > 3) throw std::invalid_argument("clusterscore: bad pair kind code");
-        return to_numpy(replicated_pairs({reinterpret_cast<const PairKind*>(kind.data()), n},
+        return to_numpy(replicated_pairs(pair_kinds({kind.data(), size_t(kind.shape(0))}),
                                          {draws.data(), size_t(draws.shape(0))},
                                          {unit.data(), size_t(unit.shape(0))}, count));
       },

@@ -265,6 +265,7 @@ void check(const JudgedSample& s) {
       (!s.unit.empty() && s.unit.size() != n))
     throw std::invalid_argument("clusterscore: judged sample columns differ in length");
   for (size_t p = 0; p < n; ++p) {
+    if (s.stratum[p] > 1) throw std::invalid_argument("clusterscore: stratum must be 0 or 1");
     if (s.same[p] > s.votes[p])
       throw std::invalid_argument("clusterscore: a pair has more same verdicts than verdicts");
     if (s.unit.empty()) continue;
@@ -431,6 +432,7 @@ std::vector<uint32_t> match_pairs(const IdColumn& si, const IdColumn& sj, const 
 }
 
 Contributions contributions(const IdColumn& value_of_pair, const JudgedSample& s) {
+  check(s);
   const size_t n = s.kind.size();
   if (value_of_pair.size != n) throw std::invalid_argument("clusterscore: attribute length");
   double draws[2] = {0, 0};

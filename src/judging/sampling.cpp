@@ -494,4 +494,11 @@ UnitPairDraws sample_unit_pairs(const Comparison& diff, const SampleOptions& o) 
   return out;
 }
 
+std::span<const PairKind> pair_kinds(std::span<const uint8_t> codes) {
+  for (uint8_t c : codes)
+    if (c > uint8_t(PairKind::kSelf))
+      throw std::invalid_argument("clusterscore: bad pair kind code " + std::to_string(c));
+  return {reinterpret_cast<const PairKind*>(codes.data()), codes.size()};
+}
+
 }  // namespace clusterscore

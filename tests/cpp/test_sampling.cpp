@@ -234,6 +234,19 @@ TEST(Estimate, VerdictCountsMustBeConsistent) {
   EXPECT_THROW(estimate(s), std::invalid_argument);
 }
 
+TEST(Estimate, StrataAndKindCodesAreChecked) {
+  SplitPairs pairs({1, 1}, "sd");
+  pairs.stratum[1] = 2;
+  const JudgedSample s = pairs.sample();
+  EXPECT_THROW(estimate(s), std::invalid_argument);
+  EXPECT_THROW(judged_shares(s), std::invalid_argument);
+  const std::vector<int64_t> value = {1, 2};
+  EXPECT_THROW(contributions(IdColumn::of_ints(value.data(), 2), s), std::invalid_argument);
+  const std::vector<uint8_t> codes = {0, 3}, bad = {0, 4};
+  EXPECT_EQ(pair_kinds(codes)[1], PairKind::kSelf);
+  EXPECT_THROW(pair_kinds(bad), std::invalid_argument);
+}
+
 TEST(Estimate, ReplicatesAreTheMostDrawnNonSelfPairs) {
   // Rows 0 and 2 are one pair in two orders (3 + 2 draws); row 1 a self pair drawn 9 times;
   // rows 3, 4 drawn 4 times each (a tie, in row order).

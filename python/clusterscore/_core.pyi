@@ -162,6 +162,13 @@ class Side(enum.Enum):
 
     b = 1
 
+class DesignKind(enum.Enum):
+    uniform = 0
+
+    inverse_size = 1
+
+    given = 2
+
 class Coverage:
     @property
     def a_items(self) -> int: ...
@@ -267,11 +274,10 @@ class MetricTable:
 class Comparison:
     def __init__(self, role_a: str, a_items: object, a_clusters: object, role_b: str, b_items: object, b_clusters: object, items: object | None, weights: object | None, family: MetricFamily, scope: TruthScope, counts: object | None = None, weights_sq: object | None = None) -> None: ...
 
-    def set_design(self, design: Sequence[float]) -> None: ...
-
-    def inverse_size_design(self) -> object: ...
-
-    def sampled_share(self, design: Sequence[float], inverse_probabilities: bool) -> float: ...
+    def use_design(self, kind: DesignKind, given: Sequence[float], per_entity: bool) -> float:
+        """
+        Sets the design weights for the comparison's scope; returns the share of the population drawn.
+        """
 
     def coverage(self) -> Coverage: ...
 

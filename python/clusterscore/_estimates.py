@@ -136,27 +136,17 @@ def average_of(average: Any, truth_scope: str) -> str:
     return str(average)
 
 
-def per_entity(design: np.ndarray | None, clusters: int, by_cluster: dict) -> np.ndarray:
-    """Design weights that make every mean one over entities: d_c / w(Ideal(c)) for each
-    of the `clusters` truth clusters (the core's order) that holds common items (the rows
-    of `by_cluster`, the core's table per truth cluster); d_c for the others, which weigh
-    nothing."""
-    w = np.zeros(clusters)
-    w[np.asarray(by_cluster["group"], dtype=np.int64)] = by_cluster["weight"]
-    d = np.ones(clusters) if design is None else np.asarray(design, dtype=np.float64)
-    return np.where(w > 0, d / np.where(w > 0, w, 1.0), d)
-
-
-def design_weights(evaluation: Any, cluster_weights: Any) -> np.ndarray | None:
-    """Per truth cluster of `evaluation` (the core's order), its design weight; None for
-    all 1. `cluster_weights`: None or "uniform", "inverse_size", a mapping {cluster:
-    weight}, or a table (path, DataFrame, Arrow table) with columns cluster_id and weight."""
+def design_weights(evaluation: Any, cluster_weights: Any) -> tuple[str, np.ndarray | None]:
+    """How `evaluation`'s truth clusters were drawn: "uniform", "inverse_size" or "given",
+    and for "given" each truth cluster's design weight (the core's order).
+    `cluster_weights`: None or "uniform", "inverse_size", a mapping {cluster: weight}, or a
+    table (path, DataFrame, Arrow table) with columns cluster_id and weight."""
     if cluster_weights is None or (
         isinstance(cluster_weights, str) and cluster_weights == "uniform"
     ):
-        return None
+        return "uniform", None
     if isinstance(cluster_weights, str) and cluster_weights == "inverse_size":
-        return np.asarray(evaluation.core.inverse_size_design())
+        return "inverse_size", None
     if isinstance(cluster_weights, str) and not os.path.splitext(cluster_weights)[1]:
         raise ValueError(
             f"{term('cluster_weights')} must be 'uniform', 'inverse_size', a mapping, or a table"
@@ -175,7 +165,7 @@ def design_weights(evaluation: Any, cluster_weights: Any) -> np.ndarray | None:
             " largest double (~1.8e308); divide the design weights by one constant (the"
             " estimates stay the same)"
         )
-    return d
+    return "given", d
 
 
 def _weights_table(obj: Any) -> Source:

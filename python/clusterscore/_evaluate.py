@@ -22,7 +22,6 @@ from ._estimates import (
     design_weights,
     interval_notes,
     most_interval_groups,
-    per_entity,
     scope_of,
 )
 from ._io import load_clustering
@@ -79,25 +78,18 @@ class Evaluation(Comparison):
         super().__init__(
             truth, actual, items, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col
         )
-        design = design_weights(self, cluster_weights)
-        self.cluster_weights = "uniform" if design is None else _design_name(cluster_weights)
+        kind, given = design_weights(self, cluster_weights)
+        self.cluster_weights = kind
         # The share of the population's entities drawn, for the finite-population
         # correction: from given 1/π_c; in the entities scope, else from the whole actual
         # clustering's items. The common scope knows no population but one stated: its
         # values are the sample's own, and given weights serve the correction only.
-        given = self.cluster_weights == "given"
-        self.sampled_share = 0.0
-        if truth_scope == "entities" or given:
-            weights = [] if design is None else np.asarray(design, dtype=np.float64).tolist()
-            self.sampled_share = self._core.sampled_share(weights, given)
-        if truth_scope == "common":
-            design = None
-        if self.average == "entities":
-            clusters = len(np.asarray(self._core.inverse_size_design()))
-            design = per_entity(design, clusters, self._core.by_cluster(_core.Side.a))
+        self.sampled_share = self._core.use_design(
+            getattr(_core.DesignKind, kind),
+            [] if given is None else np.asarray(given, dtype=np.float64).tolist(),
+            self.average == "entities",
+        )
         self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
-        if design is not None:
-            self._core.set_design(np.ascontiguousarray(design, dtype=np.float64).tolist())
         if (caveat := common_scope_caveat(self)) is not None:
             warnings.warn(caveat, CommonScopeWarning, stacklevel=3)
 

@@ -189,6 +189,10 @@ void bind_comparison(nb::module_& m) {
       .value("common", TruthScope::kCommon)
       .value("entities", TruthScope::kEntities);
   nb::enum_<Side>(m, "Side").value("a", Side::kA).value("b", Side::kB);
+  nb::enum_<DesignKind>(m, "DesignKind")
+      .value("uniform", DesignKind::kUniform)
+      .value("inverse_size", DesignKind::kInverseSize)
+      .value("given", DesignKind::kGiven);
   nb::class_<Coverage>(m, "Coverage")
 #define CS_RO(name) .def_ro(#name, &Coverage::name)
       CS_RO(a_items) CS_RO(b_items) CS_RO(common_items) CS_RO(a_only_items) CS_RO(b_only_items)
@@ -272,15 +276,14 @@ void bind_comparison(nb::module_& m) {
            nb::arg("role_b"), nb::arg("b_items"), nb::arg("b_clusters"), nb::arg("items").none(),
            nb::arg("weights").none(), nb::arg("family"), nb::arg("scope"),
            nb::arg("counts").none() = nb::none(), nb::arg("weights_sq").none() = nb::none())
-      .def("set_design", &Comparison::set_design, nb::arg("design"))
-      .def("inverse_size_design",
-           [](const Comparison& c) { return to_numpy(inverse_size_design(c.joined())); })
       .def(
-          "sampled_share",
-          [](const Comparison& c, const std::vector<double>& design, bool inverse_probabilities) {
-            return sampled_share(c.joined(), design, inverse_probabilities);
+          "use_design",
+          [](Comparison& c, DesignKind kind, std::vector<double> given, bool per_entity) {
+            return c.use_design(Design{kind, std::move(given), per_entity});
           },
-          nb::arg("design"), nb::arg("inverse_probabilities"))
+          nb::arg("kind"), nb::arg("given"), nb::arg("per_entity"),
+          "Sets the design weights for the comparison's scope; returns the share of the "
+          "population drawn.")
       .def("coverage", &Comparison::coverage)
       .def("impact", &Comparison::impact)
       .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })

@@ -155,13 +155,17 @@ ActualMarginals Comparison::marginals() const {
   return common_marginals(cells_);
 }
 
-void Comparison::set_design(std::vector<double> design) {
+void Comparison::check_design(const std::vector<double>& design) const {
   if (!design.empty() && design.size() != joined_.n_a_clusters())
     throw std::invalid_argument("clusterscore: one design weight per " + joined_.role_a +
                                 " cluster is needed");
   for (double d : design)
     if (!detail::is_weight(d))
       throw std::invalid_argument("clusterscore: design weights must be finite and > 0");
+}
+
+void Comparison::set_design(std::vector<double> design) {
+  check_design(design);
   design_ = std::move(design);
 }
 
@@ -203,6 +207,28 @@ double sampled_share(const JoinedClusterings& j, const std::vector<double>& desi
   }
   const double f = num.value() / den.value();
   return std::isfinite(f) ? std::clamp(f, 0.0, 1.0) : 0.0;
+}
+
+double Comparison::use_design(const Design& d) {
+  const bool given = d.kind == DesignKind::kGiven;
+  std::vector<double> design = given                                ? d.given
+                               : d.kind == DesignKind::kInverseSize ? inverse_size_design(joined_)
+                                                                    : std::vector<double>{};
+  if (given) check_design(design);
+  const double share =
+      scope_ == TruthScope::kEntities || given ? sampled_share(joined_, design, given) : 0.0;
+  if (scope_ == TruthScope::kCommon) design.clear();
+  if (d.per_entity) {
+    // d_c / w(c ∩ T) where c holds common items; d_c (weighing nothing) elsewhere.
+    const GroupTable by_truth = by_cluster(Side::kA);
+    std::vector<double> w(joined_.n_a_clusters(), 0.0);
+    for (size_t g = 0; g < by_truth.size(); ++g) w[by_truth.group[g]] = by_truth.weight[g];
+    if (design.empty()) design.assign(w.size(), 1.0);
+    for (size_t c = 0; c < w.size(); ++c)
+      if (w[c] > 0) design[c] /= w[c];
+  }
+  set_design(std::move(design));
+  return share;
 }
 
 MetricTable Comparison::cell_counts() const {

@@ -51,6 +51,21 @@ struct ClusterFlows {
   BigVector<uint64_t> a_cluster_row, b_cluster_row;
 };
 
+// How the truth clusters were drawn (docs/metrics.md, truth scope).
+enum class DesignKind : uint8_t {
+  kUniform,      // each with the same probability: all design weights 1
+  kInverseSize,  // in proportion to their size: inverse_size_design()
+  kGiven,        // per A cluster, 1 / its inclusion probability, as given
+};
+struct Design {
+  DesignKind kind = DesignKind::kUniform;
+  std::vector<double> given;  // kGiven only
+  // Means over entities (the entities scope's average="entities"): each cluster's design
+  // weight divided by its items' weight in T, so that every cluster's mean counts by its
+  // design weight alone.
+  bool per_entity = false;
+};
+
 class Comparison {
  public:
   // Throws InputError as join() does, and when A and B share no item.
@@ -74,6 +89,12 @@ class Comparison {
   // stay those of the items.
   void set_design(std::vector<double> design);
   const std::vector<double>& design() const { return design_; }
+  // The design weights of how the truth clusters were drawn, for this comparison's scope:
+  // set (the common scope's means stay unweighted: its given weights only correct the
+  // intervals), and the share of the population drawn returned (sampled_share(); 0 where
+  // none is known, the common scope without given weights). Throws std::invalid_argument
+  // for given weights that are not one finite number > 0 per A cluster.
+  double use_design(const Design& d);
 
   Coverage coverage() const;
   GroupTable overall() const;
@@ -105,6 +126,8 @@ class Comparison {
   // items' own weights.
   GroupTable aggregate_units(const Units& u, size_t n_groups) const;
   void whole_actual_clusters();  // fills actual_weight_ and actual_total_
+  // Throws std::invalid_argument as set_design() says.
+  void check_design(const std::vector<double>& design) const;
   // pair_sums() over `u`, or over their items where the cells' squared weights are unsafe.
   PairSums pair_sums_of(const Units& u, size_t n_groups) const;
 

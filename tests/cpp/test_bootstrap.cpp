@@ -352,6 +352,27 @@ TEST(Bootstrap, DesignWeightsWeightEachTruthClustersItems) {
   EXPECT_THROW(r.c[0].set_design({1.0, 0.0}), std::invalid_argument);
 }
 
+TEST(Bootstrap, UseDesignSetsTheScopesWeightsAndReturnsTheShareDrawn) {
+  Runs r({{7, 8, 7}});
+  Comparison& c = r.c[0];
+  EXPECT_EQ(c.use_design({DesignKind::kUniform, {}, false}), 0.0);  // no population stated
+  EXPECT_TRUE(c.design().empty());
+  EXPECT_EQ(c.use_design({DesignKind::kGiven, {3.0, 1.0}, false}),
+            sampled_share(c.joined(), {3.0, 1.0}, true));
+  EXPECT_TRUE(c.design().empty());  // the common scope's means stay those of the sample
+  EXPECT_THROW(c.use_design({DesignKind::kGiven, {1.0}, false}), std::invalid_argument);
+  EXPECT_THROW(c.use_design({DesignKind::kGiven, {1.0, NAN}, false}), std::invalid_argument);
+  // The entities scope, means over entities: d_c / w(c ∩ T); truth clusters {1, 2} and {3}
+  // weigh 3 each.
+  Comparison e(ClusteringInput{"truth", ints(r.items), ints(r.truth)},
+               ClusteringInput{"actual", ints(r.items), ints(r.actual[0])}, &r.table,
+               MetricFamily::kPointwise, TruthScope::kEntities);
+  e.use_design({DesignKind::kGiven, {3.0, 1.0}, true});
+  EXPECT_EQ(e.design(), (std::vector<double>{1.0, 1.0 / 3}));
+  e.use_design({DesignKind::kInverseSize, {}, false});
+  EXPECT_EQ(e.design(), (std::vector<double>{0.5, 1.0}));
+}
+
 // The delete-one jackknife of a mean is the textbook s² / n.
 TEST(Jackknife, VarianceOfAMeanIsTheSampleVarianceOverN) {
   const std::vector<double> x = {3.0, 1.5, 8.25, -2.0, 4.0, 0.5, 7.0};

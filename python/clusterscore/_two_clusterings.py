@@ -106,6 +106,7 @@ class Comparison:
     ) -> None:
         ra, rb = self.roles
         self._item_col, self._cluster_col, self._weight_col = item_col, cluster_col, weight_col
+        self._last_grouping: tuple[list[str], tuple[Any, Any]] | None = None  # slice_grouping
         with reading(a, ra):
             self._a = load_clustering(a, ra, item_col, cluster_col)
         with reading(b, rb):
@@ -297,8 +298,12 @@ class Comparison:
 
     def slice_grouping(self, column: str | Sequence[str]) -> tuple[Any, Any]:
         """The core's grouping of items by the values of items-table `column`(s), and a
-        function from group codes to those values (a dict of Arrow arrays)."""
+        function from group codes to those values (a dict of Arrow arrays). The last one is
+        kept: a slice's table and its intervals, asked one after the other, group once (one
+        only, as a grouping holds 4 bytes an item)."""
         columns = [column] if isinstance(column, str) else list(column)
+        if self._last_grouping is not None and self._last_grouping[0] == columns:
+            return self._last_grouping[1]
         if self._items is None:
             raise ValueError(
                 f"per_slice needs an items table ({setting('items', ...)}) holding the slice"
@@ -320,8 +325,9 @@ class Comparison:
         arrays = [_arrays.normalize_ids(table.column(c)) for c in columns]
         with self._errors():
             grouping: Any = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])
-
-        return grouping, self._labels_for(columns, grouping)
+        found = grouping, self._labels_for(columns, grouping)
+        self._last_grouping = (columns, found)
+        return found
 
     def _labels_for(self, column: str | Sequence[str], grouping: Any) -> Any:
         """The function from `grouping`'s group codes to their values (a dict of Arrow

@@ -451,9 +451,11 @@ def evaluate(
     result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
                          slices=slice_ or [], **options)  # fmt: skip
     estimation = report.estimation_summary(result)
-    slices = {s: result.per_slice_table(s) for s in slice_ or []}
     intervals = result.intervals_table() if intervals_on else None
-    slice_intervals = {s: result.intervals_table(s) if intervals_on else None for s in slices}
+    slices, slice_intervals = {}, {}
+    for s in slice_ or []:  # a slice's table, then its intervals: one grouping
+        slices[s] = result.per_slice_table(s)
+        slice_intervals[s] = result.intervals_table(s) if intervals_on else None
     clusters = {side: result.per_cluster_table(side) for side in result.roles}
     summary = {
         **header(

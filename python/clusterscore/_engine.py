@@ -33,7 +33,7 @@ def spark_inputs(ids: list[str], *inputs: Any) -> list[Any]:
     """The inputs as Spark DataFrames: a path (or URI) read by the active Spark session
     (started if there is none), its `ids` columns as text; a DataFrame as it is; None
     stays None. Anything else is a ValueError naming what Spark cannot take."""
-    from . import spark
+    from . import _spark_io as spark
 
     session = None
     out = []

@@ -131,7 +131,7 @@ def spark_reader(
         if master is not None:
             raise ValueError("--spark-master needs --engine spark")
         return lambda path: path
-    from . import spark
+    from . import _spark_io as spark
 
     for path in paths:
         spark.require_exists(path)

@@ -19,7 +19,7 @@ from units_oracle import random_items, units_of
 
 import clusterscore as cs
 import clusterscore.spark as css
-from clusterscore import metrics
+from clusterscore import _spark_io, metrics
 
 
 def frames(spark, d: dict[str, pd.DataFrame], partitions: int = 3) -> dict:
@@ -115,12 +115,12 @@ def test_a_sampled_truth_leaves_the_other_units_in_spark(spark, scope: str) -> N
 def test_the_rest_cluster_id_is_unused() -> None:
     """The one cluster that stands for a run's clusters without truth items takes an id
     that no held unit has, of the column's type, at the ends of the type too."""
-    assert css._unused_id(pa.array([3, 9, None], pa.int64())) == 10
+    assert _spark_io._unused_id(pa.array([3, 9, None], pa.int64())) == 10
     top = 2**31 - 1
-    assert css._unused_id(pa.array([-5, top], pa.int32())) == -6
-    assert css._unused_id(pa.array([None], pa.int64())) == 0
+    assert _spark_io._unused_id(pa.array([-5, top], pa.int32())) == -6
+    assert _spark_io._unused_id(pa.array([None], pa.int64())) == 0
     name = "(clusters without truth items)"
-    got = css._unused_id(pa.array(["a", name, name + "'"]))
+    got = _spark_io._unused_id(pa.array(["a", name, name + "'"]))
     assert got not in ("a", name, name + "'") and isinstance(got, str)
 
 
@@ -140,8 +140,9 @@ def test_per_item_batches_come_a_partition_at_a_time(spark, monkeypatch) -> None
     want = cs.evaluate(d["truth"], d["exp"], d["items"]).per_item()
     got = css.evaluate(s["truth"], s["exp"], s["items"])
     got.per_item()  # what it computes once (the units' values) may be collected
-    monkeypatch.setattr(css, "_to_arrow", lambda df: pytest.fail("collected whole"))
-    monkeypatch.setattr(css, "_ROWS_PER_PARTITION", 10)  # many partitions, batches across them
+    for module in (css, _spark_io):
+        monkeypatch.setattr(module, "_to_arrow", lambda df: pytest.fail("collected whole"))
+    monkeypatch.setattr(_spark_io, "_ROWS_PER_PARTITION", 10)  # many partitions, batches across
     batches = list(got.per_item_batches(rows=7))
     assert len(batches) > 5
     assert all(b.num_rows == 7 for b in batches[:-1]) and 0 < batches[-1].num_rows <= 7

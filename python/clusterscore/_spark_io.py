@@ -1,0 +1,316 @@
+"""The Spark engine's reading: the inputs' schemas and rows checked in Spark, every input's
+rows gathered by item and grouped into units, Arrow batches brought to the driver, and the
+command line's session and files."""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _two_clusterings
+
+# Internal column names: never a user's column (slices keep their own names).
+_ITEM, _WEIGHT, _ROW = "__cs_item", "__cs_weight", "__cs_row"
+_COUNT, _WEIGHT_SQ = "__cs_count", "__cs_weight_sq"
+_BAD, _SRC = "__cs_bad", "__cs_src"
+_INTEGER_TYPES = {"tinyint", "smallint", "int", "bigint"}
+
+
+def _functions() -> Any:
+    try:
+        from pyspark.sql import functions
+    except ImportError:
+        raise ImportError(
+            "clusterscore.spark needs pyspark: pip install 'clusterscore[spark]'"
+        ) from None
+    return functions
+
+
+def _require_frame(df: Any, role: str) -> None:
+    if not (hasattr(df, "sparkSession") and hasattr(df, "groupBy")):
+        raise ValueError(
+            f"{role}: clusterscore.spark takes Spark DataFrames, not {type(df).__name__}"
+        )
+
+
+def _require_columns(df: Any, role: str, columns: Sequence[str]) -> None:
+    for c in columns:
+        if c not in df.columns:
+            raise ValueError(f"{role}: no column {c!r} (columns: {', '.join(df.columns)})")
+
+
+def _kind(df: Any, role: str, column: str) -> str:
+    """'integer' or 'string': the kinds of id the core joins on."""
+    t = dict(df.dtypes)[column]
+    if t in _INTEGER_TYPES:
+        return "integer"
+    if t == "string":
+        return "string"
+    raise ValueError(f"{role}: column {column!r} holds {t}; ids must be integers or text")
+
+
+def _first(df: Any) -> Any:
+    rows = df.limit(1).collect()
+    return rows[0] if rows else None
+
+
+def _check_schemas(
+    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str, weight_col: str
+) -> bool:
+    """Checks what the inputs' schemas say (no Spark job): DataFrames, their columns, ids of
+    one kind. Returns whether the items table has weights."""
+    kinds = set()
+    for role, df in clusterings.items():
+        _require_frame(df, role)
+        _require_columns(df, role, [item_col, cluster_col])
+        kinds.add(_kind(df, role, item_col))
+    weighted = False
+    if items is not None:
+        _require_frame(items, "items")
+        _require_columns(items, "items", [item_col])
+        kinds.add(_kind(items, "items", item_col))
+        weighted = weight_col in items.columns
+        if not weighted and weight_col != "weight":  # only the default may be absent
+            _require_columns(items, "items", [weight_col])
+    if len(kinds) > 1:
+        raise ValueError("item ids must be all integers or all strings in every input")
+    return weighted
+
+
+def _bad_weight(w: Any) -> Any:
+    """Whether a weight (a double column) is not a finite number > 0: the core's rule
+    (src/detail/weight.h) as a Spark expression, since the rows never leave Spark to be
+    checked (Spark's NaN compares above every number, so it is asked for by name)."""
+    F = _functions()
+    return w.isNull() | F.isnan(w) | (w <= 0) | (w == math.inf)
+
+
+def _input_rows(
+    clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
+    weight_col: str, weighted: bool, slices: Sequence[str], cluster_cols: Sequence[str],
+) -> Any:  # fmt: skip
+    """Every input's rows in one DataFrame: the item id, the input's number (`_SRC`: the
+    clusterings in order, then the items table), clustering k's cluster in cluster_cols[k],
+    and the items table's weight (as a double) and slice columns; null where the row's
+    input has no such column."""
+    F = _functions()
+    parts = [
+        df.select(F.col(item_col).alias(_ITEM), F.lit(k).alias(_SRC),
+                  F.col(cluster_col).alias(cluster_cols[k]))
+        for k, df in enumerate(clusterings.values())
+    ]  # fmt: skip
+    if items is not None:
+        cols = [F.col(item_col).alias(_ITEM), F.lit(len(cluster_cols)).alias(_SRC)]
+        if weighted:
+            cols.append(F.col(weight_col).cast("double").alias(_WEIGHT))
+        parts.append(items.select(*cols, *[F.col(c) for c in slices]))
+    rows = functools.reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), parts)
+    if _WEIGHT not in rows.columns:
+        rows = rows.withColumn(_WEIGHT, F.lit(None).cast("double"))
+    return rows
+
+
+def _check_rows(
+    rows: Any, clusterings: Mapping[str, Any], items: Any, item_col: str, cluster_col: str,
+    weight_col: str, weighted: bool, cluster_cols: Sequence[str],
+) -> None:  # fmt: skip
+    """Names an item without an id or a cluster, listed twice, or with a weight that is not
+    a finite number > 0, in the inputs' `rows` (_input_rows)."""
+    F = _functions()
+    roles = [*clusterings, "items"]
+    src = F.col(_SRC)
+    bad = functools.reduce(
+        lambda a, b: a | b,
+        [(src == k) & F.col(c).isNull() for k, c in enumerate(cluster_cols)],
+        (src == len(cluster_cols)) & (_bad_weight(F.col(_WEIGHT)) if weighted else F.lit(False)),
+    )
+    found = _first(
+        rows.groupBy(_SRC, _ITEM)
+        .agg(F.count(F.lit(1)).alias("n"), F.max(bad.cast("int")).alias("bad"))
+        .where(F.col(_ITEM).isNull() | (F.col("n") > 1) | (F.col("bad") == 1))
+    )
+    if found is None:
+        return
+    role, item = roles[found[_SRC]], found[_ITEM]
+    df = items if role == "items" else clusterings[role]
+    if item is None:
+        raise ValueError(f"{role}: missing value in column {item_col!r}")
+    if found["n"] > 1:
+        raise ValueError(f"{role}: item {item!r} appears {found['n']} times")
+    if role != "items":
+        raise ValueError(f"{role}: missing value in column {cluster_col!r} (item {item!r})")
+    value = _first(df.where(F.col(item_col) == item))[weight_col]
+    raise ValueError(f"items: weight {value!r} of item {item!r} is not a finite number > 0")
+
+
+def _by_item(rows: Any, weighted: bool, slices: Sequence[str], cluster_cols: Sequence[str]) -> Any:
+    """The inputs' `rows` (_input_rows) gathered by item id in one shuffle (where joins
+    would shuffle every input again): per item its cluster in each clustering (null where
+    it is not listed), its weight, slice values and items-table rows, and whether an input
+    lists it wrongly (twice, without a cluster, without an id, with a weight that is not a
+    finite number > 0)."""
+    F = _functions()
+    src = F.col(_SRC)
+    table = len(cluster_cols)  # the items table's source number
+    aggs = []
+    for k, col in enumerate(cluster_cols):
+        listed = F.sum((src == k).cast("int"))
+        aggs.append(F.max(col).alias(col))  # its one cluster, if listed once
+        aggs.append(((listed > 1) | (listed > F.count(col))).alias(f"__cs_bad{k}"))
+    w = F.col(_WEIGHT)
+    aggs += [
+        F.sum((src == table).cast("int")).alias(_ROW),
+        F.max((src == table) & (_bad_weight(w) if weighted else F.lit(False))).alias(
+            "__cs_bad_weight"
+        ),
+        F.max(w).alias(_WEIGHT),
+        *[F.max(c).alias(c) for c in slices],
+    ]
+    by_item = rows.groupBy(_ITEM).agg(*aggs)
+    flags = [F.col(f"__cs_bad{k}") for k in range(len(cluster_cols))]
+    flags += [F.col(_ROW) > 1, F.coalesce(F.col("__cs_bad_weight"), F.lit(False))]
+    bad = functools.reduce(lambda a, b: a | b, flags, F.col(_ITEM).isNull())
+    return by_item.select(_ITEM, *cluster_cols, _ROW, _WEIGHT, *slices, bad.alias(_BAD))
+
+
+def _unused_id(ids: Any) -> Any:
+    """An id of the type of `ids` (integers or text) that is not among them."""
+    if pa.types.is_integer(ids.type):
+        top, low = pc.max(ids).as_py(), pc.min(ids).as_py()
+        if top is None:
+            return 0
+        # Every value of the type cannot be held: one end or the other is free.
+        return top + 1 if top < np.iinfo(ids.type.to_pandas_dtype()).max else low - 1
+    used = set(pc.unique(ids).to_pylist())
+    name = "(clusters without truth items)"
+    while name in used:
+        name += "'"
+    return name
+
+
+def _to_arrow(df: Any) -> pa.Table:
+    return df.toArrow() if hasattr(df, "toArrow") else pa.Table.from_pandas(df.toPandas())
+
+
+# Rows per partition when a table comes to the driver a partition at a time: a partition's
+# result passes through the driver's block manager whole, and results of a few hundred MB
+# (1e6 per-item rows in two partitions, as Spark's adaptive execution coalesced them) were
+# lost there under the default 1 GiB of driver memory.
+_ROWS_PER_PARTITION = 1 << 17
+
+
+def _arrow_batches(df: Any, rows: int, total: int) -> Any:
+    """The `total` rows of `df` on the driver as Arrow batches of at most `rows` rows,
+    one partition at a time. Each partition's Arrow batches travel as Arrow IPC bytes in
+    rows of their own, and toLocalIterator() runs one job per partition, so that neither
+    the driver nor a worker holds the whole table. Checks `rows` at once, as in-process."""
+    _two_clusterings.check_batch_rows(rows)
+    df = df.repartition(max(1, -(-total // _ROWS_PER_PARTITION)))
+
+    def to_ipc(batches: Any) -> Any:
+        for batch in batches:
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, batch.schema) as writer:
+                writer.write_batch(batch)
+            yield pa.record_batch([pa.array([sink.getvalue().to_pybytes()], pa.binary())],
+                                  names=["ipc"])  # fmt: skip
+
+    def batches() -> Any:
+        held: list[pa.RecordBatch] = []
+        count = 0
+        for row in df.mapInArrow(to_ipc, "ipc binary").toLocalIterator():
+            for batch in pa.ipc.open_stream(pa.py_buffer(row.ipc)):
+                held.append(batch)
+                count += batch.num_rows
+                if count >= rows:  # whole batches of `rows` out; the rest waits for more
+                    table = pa.Table.from_batches(held).combine_chunks()
+                    whole = count - count % rows
+                    yield from table.slice(0, whole).to_batches(max_chunksize=rows)
+                    held = table.slice(whole).to_batches()
+                    count -= whole
+        if count:
+            yield from pa.Table.from_batches(held).combine_chunks().to_batches(max_chunksize=rows)
+
+    return batches()
+
+
+def session(master: str | None = None) -> Any:
+    """The Spark session the command line runs on: `master` (e.g. local[4],
+    spark://host:7077, yarn), else the one spark-submit gives, else local[*]."""
+    import os
+    import sys
+
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        raise ImportError(
+            "--engine spark needs pyspark: pip install 'clusterscore[spark]'"
+        ) from None
+    # pyspark warns on every pandas conversion that it has not been tested with pandas 3;
+    # clusterscore's tests run it with the pandas installed.
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    # Local workers run this interpreter, which has clusterscore; a cluster's are set up by
+    # its own configuration (docs/spark.md).
+    if master is None or master.startswith("local"):
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # Quiet: the terminal shows clusterscore's own progress, tables and one-line errors.
+    builder = (
+        SparkSession.builder.appName("clusterscore")
+        .config("spark.log.level", "OFF")
+        .config("spark.ui.showConsoleProgress", "false")
+    )
+    if master is not None:
+        builder = builder.master(master)
+    spark = builder.getOrCreate()
+    return spark
+
+
+_PARQUET = {".parquet", ".pq"}
+_TAB = {".tsv", ".tab"}
+
+
+def require_exists(path: str | None) -> None:
+    """A local path (no scheme) that names nothing is an error; a URL is Spark's to read."""
+    import os
+
+    if path is not None and "://" not in str(path) and not os.path.exists(path):
+        raise ValueError(f"{path}: no such file or folder")
+
+
+def read(spark: Any, path: str | None, text_columns: Sequence[str] = ()) -> Any:
+    """A CSV, TSV or Parquet file, or a folder of them, as a Spark DataFrame (None for
+    None). CSV and TSV have a header; as the in-process reader does, `text_columns` (the
+    ids) are read as text, so that ids like '007' stay exact, and other types are
+    inferred."""
+    if path is None:
+        return None
+    import os
+    from pathlib import PurePath
+
+    require_exists(path)
+    local = "://" not in path
+    if local and os.path.isdir(path):
+        names = [n for n in os.listdir(path) if not n.startswith((".", "_"))]
+        kind = ".parquet" if any(PurePath(n).suffix in _PARQUET for n in names) else ".csv"
+    else:
+        suffixes = [s.lower() for s in PurePath(path).suffixes]
+        kind = next((s for s in reversed(suffixes) if s in {*_PARQUET, *_TAB, ".csv"}), "")
+        if not kind:
+            raise ValueError(f"{path}: not a .csv, .tsv or .parquet file")
+    if kind in _PARQUET:
+        return spark.read.parquet(path)
+    sep = "\t" if kind in _TAB else ","
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    inferred = spark.read.csv(path, header=True, inferSchema=True, sep=sep).schema
+    schema = StructType(
+        [StructField(f.name, StringType()) if f.name in text_columns else f for f in inferred]
+    )
+    return spark.read.csv(path, header=True, schema=schema, sep=sep)

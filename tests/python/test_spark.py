@@ -515,3 +515,16 @@ def test_one_api_chooses_the_engine(spark, tmp_path) -> None:
         cs.evaluate(d["truth"], d["exp"], engine="dask")
     with pytest.raises(ValueError, match="takes Spark DataFrames or paths, not DataFrame"):
         cs.diff(d["base"], d["exp"], engine="spark")
+
+
+def test_a_continued_sample_on_spark_is_the_larger_first_draw(spark) -> None:
+    """continue_sample on Spark DataFrames: the next round from the same seeded stream, the
+    sample a first draw of the larger size gives there, bit for bit."""
+    d = random_items(33)
+    s = frames(spark, d, 4)
+    first = cs.sample_pairs(s["base"], s["exp"], 300, 4, stable_pairs=100)
+    more = cs.continue_sample(first, s["base"], s["exp"], pairs=200, stable_pairs=50)
+    whole = cs.sample_pairs(s["base"], s["exp"], 500, 4, stable_pairs=150)
+    assert more.table.equals(whole.table) and more.meta == whole.meta
+    with pytest.raises(ValueError, match="the inputs differ from those the sample was drawn from"):
+        cs.continue_sample(first, s["exp"], s["base"], pairs=10)

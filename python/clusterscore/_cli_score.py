@@ -1,0 +1,450 @@
+"""The command line's scoring commands: evaluate, compare, diff."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from . import _progress as progress
+from . import _report as report
+from ._cli_options import (
+    Average,
+    AverageOpt,
+    ClusterColOpt,
+    ClusterWeightsOpt,
+    ConfidenceOpt,
+    Engine,
+    EngineOpt,
+    ItemColOpt,
+    ItemsOpt,
+    JsonOpt,
+    OutOpt,
+    PngOpt,
+    QuietOpt,
+    ReportOpt,
+    ResamplesOpt,
+    Scope,
+    ScopeOpt,
+    SeedOpt,
+    SliceOpt,
+    SparkMasterOpt,
+    ThreadsOpt,
+    WeightColOpt,
+    spark_reader,
+)
+from ._diff import Diff
+from ._diff import diff as diff_on
+from ._estimates import common_scope_caveat
+from ._evaluate import Evaluation
+from ._evaluate import evaluate as evaluate_on
+from ._output import file_part
+from ._runs import RunComparison, run_names
+from ._runs import compare as compare_on
+from .cli import (
+    Outputs,
+    _after_commit,
+    _per_item,
+    _write,
+    command,
+    header,
+    inputs,
+    show_json,
+    staged,
+)
+
+
+@command
+def evaluate(
+    truth: Annotated[str, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
+    actual: Annotated[str, typer.Argument(help="Clustering to score: item_id, cluster_id.")],
+    items: ItemsOpt = None,
+    slice_: SliceOpt = None,
+    out: OutOpt = None,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+    classic: Annotated[
+        bool,
+        typer.Option(
+            "--classic",
+            help="Also compute the classic metrics (ARI, NMI, V-measure, clustering error...)"
+            " on the common items.",
+        ),
+    ] = False,
+    truth_scope: ScopeOpt = Scope.common,
+    cluster_weights: ClusterWeightsOpt = None,
+    average: AverageOpt = Average.items,
+    confidence: ConfidenceOpt = 0.95,
+    resamples: ResamplesOpt = 1000,
+    seed: SeedOpt = 0,
+    intervals_on: Annotated[
+        bool,
+        typer.Option(
+            "--intervals/--no-intervals",
+            help="Bootstrap intervals beside the overall and per-slice values. They cost"
+            " O(resamples × truth clusters), in the common scope O(resamples × cells): seconds"
+            " for a truth of 1e6 items, minutes for 1e7.",
+        ),
+    ] = True,
+    json_out: JsonOpt = False,
+    report_path: ReportOpt = None,
+    png: PngOpt = None,
+    quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
+    engine: EngineOpt = Engine.local,
+    spark_master: SparkMasterOpt = None,
+) -> None:
+    """Score ACTUAL against TRUTH: coverage, overall metrics (precision, recall, F1, pair
+    metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
+    clusters that lose the most."""
+    staging = staged(out)
+    outputs = Outputs(report_path, png)
+    options: dict[str, Any] = dict(
+        truth_scope=truth_scope.value, cluster_weights=cluster_weights, confidence=confidence,
+        resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
+        weight_col=weight_col, average=average.value,
+    )  # fmt: skip
+    read = spark_reader(engine, spark_master, [item_col, cluster_col], [truth, actual, items])
+    result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
+                         slices=slice_ or [], **options)  # fmt: skip
+    estimation = report.estimation_summary(result)
+    intervals = result.intervals_table() if intervals_on else None
+    slices, slice_intervals = {}, {}
+    for s in slice_ or []:  # a slice's table, then its intervals: one grouping
+        slices[s] = result.per_slice_table(s)
+        slice_intervals[s] = result.intervals_table(s) if intervals_on else None
+    clusters = {side: result.per_cluster_table(side) for side in result.roles}
+    summary = {
+        **header(
+            "evaluate",
+            engine=engine,
+            item_col=item_col,
+            cluster_col=cluster_col,
+            weight_col=weight_col,
+            slices=list(slices),
+            classic=classic,
+            intervals=intervals_on,
+            **estimation.pop("options"),
+        ),
+        "inputs": inputs(
+            {"truth": truth, "actual": actual, "items": items}, result.input_fingerprints
+        ),  # fmt: skip
+        **_evaluation_summary(result, estimation, slices, intervals, slice_intervals, classic),
+    }
+    progress.done()
+    if json_out:
+        show_json(summary)
+    else:
+        _show_evaluation(result, slices, intervals, slice_intervals, clusters, classic)
+    outputs.write(result, slices)
+    if staging is not None:
+        with progress.step(f"writing {out}"):
+            _write(staging, summary, {"per_item": _per_item(result)}, clusters, slices)
+        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+
+
+def _wrote(json_out: bool, what: str) -> None:
+    """Says what was written, on stdout, or on stderr when stdout carries JSON, once it is
+    in place."""
+
+    def say() -> None:
+        try:
+            print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout, flush=True)
+        except BrokenPipeError:
+            report.silence_stdout()
+
+    _after_commit.append(say)
+
+
+def _evaluation_summary(
+    result: Evaluation,
+    estimation: dict[str, Any],
+    slices: dict,
+    intervals: Any,
+    slice_intervals: dict,
+    classic: bool,
+) -> dict[str, Any]:
+    """summary.json of `evaluate`: coverage, overall, slices, scope and bootstrap
+    (`estimation`: report.estimation_summary's without its options), the intervals asked
+    for, the classic metrics if asked for."""
+    summary: dict[str, Any] = {
+        "coverage": result.coverage,
+        "overall": result.overall,
+        "slices": {name: report.records(t) for name, t in slices.items()},
+        **estimation,
+    }
+    if intervals is not None:
+        summary["intervals"] = report.records(intervals)
+        summary["slice_intervals"] = {
+            n: report.records(t) for n, t in slice_intervals.items() if t is not None
+        }
+    if classic:
+        summary["classic"] = result.classic
+    return summary
+
+
+def _show_evaluation(
+    result: Evaluation, slices: dict, intervals: Any, slice_intervals: dict, clusters: dict,
+    classic: bool,
+) -> None:  # fmt: skip
+    shown: list[Any] = [
+        report.coverage_table(result.coverage, result.roles),
+        report.overall_table(result, intervals),
+    ]
+    if (note := common_scope_caveat(result)) is not None:
+        shown.append(note)
+    if classic:
+        shown.append(
+            report.kv_table("Classic metrics (common items, unweighted)", result.classic, "classic")
+        )
+    for name, table in slices.items():
+        shown.append(report.slice_table(result, name, table, slice_intervals[name]))
+    for side, rate, metric in (("truth", "under_merge_rate", "recall"),
+                               ("actual", "over_merge_rate", "precision")):  # fmt: skip
+        shown.append(
+            report.frame_table(
+                f"Worst {side} clusters by {metric} (weight lost = weight × (1 − {metric}))",
+                report.worst(clusters[side].to_pandas(), rate),
+                ["cluster_id", "items", "weight", metric, "weight_lost"],
+                labels=["cluster_id"],
+                group="pointwise",
+            )
+        )
+    report.print_all(report.console(), *shown)
+
+
+@command
+def compare(
+    truth: Annotated[str, typer.Argument(help="Ground-truth clustering: item_id, cluster_id.")],
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Two or more clusterings to score and compare, each PATH or NAME=PATH"
+            " (named by the file name without its extension otherwise)."
+        ),
+    ],
+    items: ItemsOpt = None,
+    slice_: SliceOpt = None,
+    out: OutOpt = None,
+    truth_scope: ScopeOpt = Scope.common,
+    cluster_weights: ClusterWeightsOpt = None,
+    average: AverageOpt = Average.items,
+    resamples: ResamplesOpt = 1000,
+    seed: SeedOpt = 0,
+    confidence: ConfidenceOpt = 0.95,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+    json_out: JsonOpt = False,
+    report_path: ReportOpt = None,
+    png: PngOpt = None,
+    quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
+    engine: EngineOpt = Engine.local,
+    spark_master: SparkMasterOpt = None,
+) -> None:
+    """Score every RUN against TRUTH and compare each pair: the delta (second − first) of
+    every overall and per-slice metric, with a standard error and an interval from a
+    paired bootstrap that resamples the truth's clusters (the same draws for every run).
+    Deltas whose interval excludes 0 are marked ▲ (better) or ▼ (worse)."""
+    staging = staged(out)
+    outputs = Outputs(report_path, png)
+    named = named_runs(runs)
+    options: dict[str, Any] = dict(
+        truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
+        seed=seed, confidence=confidence, item_col=item_col, cluster_col=cluster_col,
+        weight_col=weight_col, average=average.value,
+    )  # fmt: skip
+    read = spark_reader(
+        engine, spark_master, [item_col, cluster_col], [truth, *named.values(), items]
+    )
+    frames = {name: read(path) for name, path in named.items()}
+    result = compare_on(read(truth), frames, read(items), engine=engine.value,
+                        slices=slice_ or [], **options)  # fmt: skip
+    overall = result.deltas_table()
+    slices = {s: result.deltas_table(s) for s in slice_ or []}
+    coverage = {name: e.coverage for name, e in result.evaluations.items()}
+    first = next(iter(result.evaluations.values()))
+    estimation = report.estimation_summary(first)
+    summary = {
+        **header(
+            "compare",
+            engine=engine,
+            item_col=item_col,
+            cluster_col=cluster_col,
+            weight_col=weight_col,
+            slices=list(slices),
+            **estimation.pop("options"),
+        ),
+        "inputs": {
+            "truth": inputs({"truth": truth}, first.input_fingerprints)["truth"],
+            **{
+                name: inputs({"actual": named[name]}, e.input_fingerprints)["actual"]
+                for name, e in result.evaluations.items()
+            },  # fmt: skip
+            **({} if items is None else inputs({"items": items}, first.input_fingerprints)),
+        },
+        "runs": result.runs,
+        **estimation,
+        "estimand": result.estimand,
+        "overall": {name: e.overall for name, e in result.evaluations.items()},
+        "coverage": coverage,
+        "deltas": report.records(overall),
+        "slices": {name: report.records(t) for name, t in slices.items()},
+    }
+    progress.done()
+    if json_out:
+        show_json(summary)
+    else:
+        _show_comparison(result, overall, slices, coverage, truth_scope.value, confidence)
+    outputs.write(result, slices)
+    if staging is not None:
+        with progress.step(f"writing {out}"):
+            report.write_json(staging / "summary.json", summary)
+            report.write_parquet(staging / "deltas.parquet", overall)
+            for name, table in slices.items():
+                report.write_parquet(staging / f"deltas_{file_part(name)}.parquet", table)
+        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+
+
+def named_runs(runs: list[str]) -> dict[str, str]:
+    """{name: path} from PATH or NAME=PATH arguments (a NAME holds no path separator and
+    names no existing file)."""
+    pairs: list[tuple[str | None, str]] = []
+    for arg in runs:
+        name, eq, path = arg.partition("=")
+        if eq and name and "/" not in name and os.sep not in name and not Path(arg).exists():
+            pairs.append((name, path))
+        else:
+            pairs.append((None, arg))
+    names = list(run_names([p for _, p in pairs]) if len(pairs) > 1 else [pairs[0][1]])
+    named: dict[str, str] = {}
+    for (given, path), default in zip(pairs, names, strict=True):
+        name = given or default
+        if name in named:
+            raise ValueError(f"two runs are named {name!r}: name them with NAME=PATH")
+        named[name] = path
+    return named
+
+
+def _show_comparison(
+    result: RunComparison, overall: Any, slices: dict, coverage: dict, scope: str,
+    confidence: float,
+) -> None:  # fmt: skip
+    shown: list[Any] = [
+        report.runs_coverage_table(coverage),
+        report.runs_metrics_table({name: e.overall for name, e in result.evaluations.items()}),
+        f"Intervals estimate {result.estimand} ({scope} scope).",
+    ]
+    level = report.level(confidence)
+    resamples = f"{result.bootstrap.resamples:,} resamples"
+    # Marks on precision-type deltas read the common items only when a run has items the
+    # truth does not (the coverage above says how many).
+    outside = any(common_scope_caveat(e) for e in result.evaluations.values())
+    footnote = "precision-type deltas: common items only" if outside else None
+    for (a, b), part in overall.to_pandas().groupby(["run_a", "run_b"], sort=False):
+        title = f"{b} − {a}, overall ({level} intervals, {resamples})"
+        shown.append(report.deltas_table(title, part, ["metric"], confidence, footnote))
+    for name, table in slices.items():
+        sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
+        for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
+            top, note = report.first_values(part, name)
+            title = f"{b} − {a}, per {name}: precision, recall, f1"
+            t = report.deltas_table(title, top, [name, "metric"], confidence, footnote)
+            if note:
+                t.caption = f"{t.caption}; {note}"
+            shown.append(t)
+    report.print_all(report.console(), *shown)
+
+
+@command
+def diff(
+    base: Annotated[str, typer.Argument(help="Baseline clustering: item_id, cluster_id.")],
+    exp: Annotated[str, typer.Argument(help="Experiment clustering: item_id, cluster_id.")],
+    items: ItemsOpt = None,
+    slice_: SliceOpt = None,
+    out: OutOpt = None,
+    item_col: ItemColOpt = "item_id",
+    cluster_col: ClusterColOpt = "cluster_id",
+    weight_col: WeightColOpt = "weight",
+    json_out: JsonOpt = False,
+    report_path: ReportOpt = None,
+    png: PngOpt = None,
+    quiet: QuietOpt = False,
+    threads: ThreadsOpt = None,
+    engine: EngineOpt = Engine.local,
+    spark_master: SparkMasterOpt = None,
+) -> None:
+    """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
+    rates, affected items, per-slice tables, and the clusters that changed the most."""
+    staging = staged(out)
+    outputs = Outputs(report_path, png)
+    columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
+    read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
+    result = diff_on(read(base), read(exp), read(items), engine=engine.value,
+                     slices=slice_ or [], **columns)  # fmt: skip
+    slices = {s: result.per_slice_table(s) for s in slice_ or []}
+    clusters = {side: result.per_cluster_table(side) for side in result.roles}
+    summary = {
+        **header(
+            "diff",
+            engine=engine,
+            item_col=item_col,
+            cluster_col=cluster_col,
+            weight_col=weight_col,
+            slices=list(slices),
+        ),
+        "inputs": inputs({"base": base, "exp": exp, "items": items}, result.input_fingerprints),
+        "coverage": result.coverage,
+        "overall": result.overall,
+        "slices": {name: report.records(t) for name, t in slices.items()},
+    }
+    progress.done()
+    if json_out:
+        show_json(summary)
+    else:
+        _show_diff(result, slices, clusters)
+    outputs.write(result, slices)
+    if staging is not None:
+        with progress.step(f"writing {out}"):
+            tables = {"per_item": _per_item(result), "flows": result.flows_table()}
+            _write(staging, summary, tables, clusters, slices)
+        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+
+
+def _show_diff(result: Diff, slices: dict, clusters: dict) -> None:
+    shown: list[Any] = [
+        report.coverage_table(result.coverage, result.roles),
+        report.kv_table("Overall impact (common items)", result.overall, "impact"),
+    ]
+    metric_cols = ["items", "weight", "split_distance", "merge_distance", "affected_weight"]
+    # No outer border: with it, the table is wider than 80 columns and rich cuts
+    # "affected_weight" short.
+    compact = {"show_edge": False, "pad_edge": False}
+    for name, table in slices.items():
+        df, note = report.heaviest(table.to_pandas())
+        t = report.frame_table(f"Per {name}", df, [name, *metric_cols], labels=[name],
+                               group="impact", **compact)  # fmt: skip
+        t.caption = note
+        shown.append(t)
+    for side in result.roles:
+        top = report.most_changed(clusters[side].to_pandas())
+        cols = ["cluster_id", "items", "weight", "split_rate", "merge_rate", "changed_weight"]
+        title = (
+            f"{side} clusters that changed the most (changed weight = weight × jaccard_distance)"
+        )
+        shown.append(report.frame_table(title, top, cols, labels=["cluster_id"], group="impact"))
+    flows = result.flows()
+    shown.append(
+        report.frame_table(
+            f"Largest flows between changed clusters ({len(flows):,} in all)",
+            flows.head(10),
+            list(flows.columns),
+            labels=["base_cluster", "exp_cluster"],
+        )
+    )
+    report.print_all(report.console(), *shown)

@@ -112,9 +112,9 @@ def test_default_weight_is_one_when_items_table_has_no_weight():
 @pytest.fixture
 def small_parquet_batches(monkeypatch):
     """Parquet files are read 7 rows at a time: several batches even for small files."""
-    from clusterscore import _io
+    from clusterscore import _io_parquet
 
-    monkeypatch.setattr(_io, "_PARQUET_BATCH_ROWS", 7)
+    monkeypatch.setattr(_io_parquet, "_PARQUET_BATCH_ROWS", 7)
 
 
 def many_row_groups(tmp_path, table: pa.Table, rows_per_group: int = 7):
@@ -309,7 +309,7 @@ def test_a_parquet_file_is_read_without_holding_its_bytes(tmp_path, monkeypatch)
     table being filled)."""
     import pyarrow.parquet as pq
 
-    from clusterscore import _io
+    from clusterscore import _io, _io_parquet
 
     rng = np.random.default_rng(4)
     n = 200_000
@@ -317,10 +317,12 @@ def test_a_parquet_file_is_read_without_holding_its_bytes(tmp_path, monkeypatch)
                       "cluster_id": rng.integers(0, 1000, n)})  # fmt: skip
     path = tmp_path / "t.parquet"
     pq.write_table(table, path, row_group_size=10_000, compression="none")
-    monkeypatch.setattr(_io, "_PARQUET_BATCH_ROWS", 10_000)
+    monkeypatch.setattr(_io_parquet, "_PARQUET_BATCH_ROWS", 10_000)
     before = pa.total_allocated_bytes()  # the table written
     held: list[int] = []
-    monkeypatch.setattr(_io, "advance", lambda *_: held.append(pa.total_allocated_bytes() - before))
+    monkeypatch.setattr(
+        _io_parquet, "advance", lambda *_: held.append(pa.total_allocated_bytes() - before)
+    )
     got = _io.read_file(path).table
     assert got.column("item_id").to_pylist() == table.column("item_id").to_pylist()
     assert len(held) == 20
@@ -330,9 +332,9 @@ def test_a_parquet_file_is_read_without_holding_its_bytes(tmp_path, monkeypatch)
 def test_parquet_text_past_32_bit_offsets_becomes_large_string(
     tmp_path, monkeypatch, small_parquet_batches
 ):
-    from clusterscore import _io
+    from clusterscore import _io, _io_parquet
 
-    monkeypatch.setattr(_io, "_STRING_CHARS", 100)  # passed in the third batch of seven rows
+    monkeypatch.setattr(_io_parquet, "_STRING_CHARS", 100)  # passed in the third batch of 7 rows
     table = _text_table(50)
     path, want = many_row_groups(tmp_path, table)
     got = _io.read_file(path).table
@@ -349,9 +351,9 @@ def test_parquet_text_longer_than_its_first_batch_guessed(
     """The first batch's one-character ids guess 63 characters in all; the longer ids after
     it pass the guess (the buffer grows) and then 100 characters (the offsets widen to 64
     bits, the rows already read with them)."""
-    from clusterscore import _io
+    from clusterscore import _io, _io_parquet
 
-    monkeypatch.setattr(_io, "_STRING_CHARS", 100)
+    monkeypatch.setattr(_io_parquet, "_STRING_CHARS", 100)
     ids = [chr(ord("a") + i) for i in range(7)] + [f"a-longer-id-{i:03d}" for i in range(53)]
     table = pa.table({"item_id": ids, "cluster_id": [i % 5 for i in range(60)]})
     path, _ = many_row_groups(tmp_path, table)
@@ -363,7 +365,7 @@ def test_parquet_text_longer_than_its_first_batch_guessed(
 
 def test_text_offsets_past_2_gib_are_shifted_in_64_bits():
     """A batch's 32-bit offsets, shifted to where the column's characters end past 2^31."""
-    from clusterscore._io import _shift_into
+    from clusterscore._io_parquet import _shift_into
 
     got = np.zeros(2, np.int64)
     _shift_into(got, np.array([2, 5], np.int32), 2**31 + 3)
@@ -373,7 +375,7 @@ def test_text_offsets_past_2_gib_are_shifted_in_64_bits():
 def test_parquet_text_with_a_null_after_the_first_batches(
     tmp_path, monkeypatch, small_parquet_batches
 ):
-    from clusterscore import _io
+    from clusterscore import _io, _io_parquet
 
     table = _text_table(30)
     ids = table.column("item_id").to_pylist()
@@ -384,7 +386,7 @@ def test_parquet_text_with_a_null_after_the_first_batches(
     assert got.equals(want)
     assert got.column("item_id").null_count == 1
     assert got.column("cluster_id").num_chunks == 1
-    monkeypatch.setattr(_io, "_STRING_CHARS", 40)  # large_string before the null
+    monkeypatch.setattr(_io_parquet, "_STRING_CHARS", 40)  # large_string before the null
     got = _io.read_file(path).table
     assert got.column("item_id").type == pa.large_string()
     assert got.column("item_id").to_pylist() == ids
@@ -444,10 +446,11 @@ class RowCountLies:
 def test_parquet_row_count_that_disagrees_with_the_data_is_an_error(
     tmp_path, monkeypatch, claimed, message
 ):
-    from clusterscore import _io
+    from clusterscore import _io_parquet
 
     batch = pa.record_batch({"item_id": [1, 2, 3, 4], "cluster_id": [1, 1, 2, 2]})
-    monkeypatch.setattr(_io.pq, "ParquetFile", lambda p, **_: RowCountLies(claimed, [batch]))
+    lying = lambda p, **_: RowCountLies(claimed, [batch])  # noqa: E731
+    monkeypatch.setattr(_io_parquet.pq, "ParquetFile", lying)
     path = tmp_path / "t.parquet"
     path.write_bytes(b"not read: ParquetFile is replaced")
     with pytest.raises(ValueError, match=f"t.parquet: {message}"):

@@ -1,0 +1,75 @@
+"""What every reader shares: a table with where it came from, and errors kept to one line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+
+import pyarrow as pa
+
+DEFAULT_WEIGHT_COL = "weight"
+_CSV = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+_PARQUET = {".parquet", ".pq"}
+_COMPRESSED = {".gz", ".bz2", ".zst", ".lz4"}
+
+
+@dataclass
+class Source:
+    """A table and where it came from, to name places in error messages."""
+
+    table: pa.Table
+    name: str  # file path, or the role for in-memory input
+    kind: str  # "csv", "parquet", "folder" or "memory"
+    path: Path | None = None
+    # Text columns this module replaced by dictionary arrays of their values' codes in
+    # order of first appearance (code_column), which the core takes as cluster codes.
+    coded: set[str] = field(default_factory=set)
+
+    def where(self, row: int) -> str:
+        """'truth.csv line 7', 'actual.parquet row 6' or 'truth row 6' (rows from 0)."""
+        if self.kind == "csv" and self.path is not None:
+            return f"{self.name} line {_csv_line_of_row(self.path, row)}"
+        return f"{self.name} row {row}"
+
+
+def _csv_line_of_row(path: Path, row: int) -> int:
+    """1-based line where data row `row` (0-based) starts: blank lines skipped, the header
+    counted, a quoted field's line breaks counted as the lines they are."""
+    from ._io_csv import _records  # the CSV reader's own records: read here for errors only
+
+    delimiter = _CSV.get(_suffix(path), ",")
+    try:
+        for k, (line, _) in enumerate(_records(path, delimiter)):
+            if k == row + 1:
+                return line
+    except Exception:  # noqa: BLE001 (a file that reads no further: the plain count)
+        pass
+    return row + 2
+
+
+def _suffix(path: PurePath) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSED:
+        suffixes = suffixes[:-1]
+    return suffixes[-1] if suffixes else ""
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, with "…" where it was cut: values and
+    library messages quoted in an error stay on one short line."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# How Arrow says that memory or threads ran out (an error about no file in particular).
+EXHAUSTED = ("malloc of size", "Failed to launch worker thread", "Out of memory",
+              "Resource temporarily unavailable", "Cannot allocate memory")  # fmt: skip
+
+
+def short(e: BaseException, limit: int = 160) -> str:
+    """An error from a library as one short line: its first line, cut at `limit`. Every
+    caller names the file it was reading, so a report that memory or threads ran out,
+    which is no fault of the file, is raised as MemoryError instead."""
+    if isinstance(e, MemoryError) or any(m in str(e) for m in EXHAUSTED):
+        raise MemoryError(str(e)) from None
+    text = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    return clip(text, limit)

@@ -55,8 +55,7 @@ void add_column_marginals(CellTable* t) {
       x.weight.add(t->weight[k]);
     }
   };
-  detail::parallel_for(parts, [&](size_t, size_t part) {
-    const size_t lo = part * t->n_cols / parts, hi = (part + 1) * t->n_cols / parts;
+  detail::parallel_parts(t->n_cols, parts, [&](size_t part, size_t lo, size_t hi) {
     BigVector<Column> column(hi - lo);
     if (part == 0)
       add_cells(lo, hi, column.data(), std::true_type{});

@@ -32,6 +32,15 @@ void parallel_invoke(F&&... fs) {
   parallel_for(sizeof...(F), [&](size_t, size_t i) { all[i](); });
 }
 
+// Calls body(part, lo, hi) for `parts` consecutive ranges that cover [0, n), part p being
+// [n·p / parts, n·(p + 1) / parts), in parallel: for a task that owns a range (of groups,
+// of columns) and reads every input, adding what falls in its range. Each range is summed
+// by one task in input order, so the bits do not depend on the number of threads.
+template <class F>
+void parallel_parts(size_t n, size_t parts, const F& body) {
+  parallel_for(parts, [&](size_t, size_t p) { body(p, n * p / parts, n * (p + 1) / parts); });
+}
+
 // Calls body(begin, end) for consecutive ranges that cover [0, n), each of `per` indices
 // (the last one shorter), in parallel: for loops whose every index is computed on its own.
 template <class F>

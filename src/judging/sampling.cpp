@@ -34,12 +34,7 @@ struct Segments {
     const size_t tasks =
         n < kFewest ? 1 : std::clamp<size_t>(detail::workers_for(n_groups), 1, kMostTasks);
     // Groups [g0, g1) of each task: equal ranges for counting, then equal members.
-    const auto each_range = [&](const std::vector<size_t>& bound, auto&& body) {
-      detail::parallel_for(tasks, [&](size_t, size_t t) { body(bound[t], bound[t + 1]); });
-    };
-    std::vector<size_t> bound(tasks + 1);
-    for (size_t t = 0; t <= tasks; ++t) bound[t] = n_groups * t / tasks;
-    each_range(bound, [&](size_t g0, size_t g1) {
+    detail::parallel_parts(n_groups, tasks, [&](size_t, size_t g0, size_t g1) {
       for (size_t x = 0; x < n; ++x) {
         detail::poll_every(x);
         const size_t g = key(x);  // kNone is past every range
@@ -49,11 +44,14 @@ struct Segments {
     for (size_t g = 0; g < n_groups; ++g) start[g + 1] += start[g];
     member.resize(start[n_groups]);
     cum.resize(start[n_groups]);
+    std::vector<size_t> bound(tasks + 1);
+    bound[tasks] = n_groups;
     for (size_t t = 1; t < tasks; ++t)
       bound[t] = size_t(
           std::lower_bound(start.begin(), start.end() - 1, uint64_t(start[n_groups]) * t / tasks) -
           start.begin());
-    each_range(bound, [&](size_t g0, size_t g1) {
+    detail::parallel_for(tasks, [&](size_t, size_t t) {
+      const size_t g0 = bound[t], g1 = bound[t + 1];
       if (g0 >= g1) return;
       std::vector<uint32_t> next(start.begin() + g0, start.begin() + g1);
       for (size_t x = 0; x < n; ++x) {

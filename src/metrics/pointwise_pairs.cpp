@@ -84,14 +84,15 @@ PairSums sum_by_group(size_t n_units, size_t n_groups, const AddUnit& add) {
   // Many groups: each worker owns a range of groups and reads every unit, summing those of
   // its own groups. A group's units are summed in unit order by one worker however the
   // groups are split, so the bits do not depend on the number of threads.
-  const size_t ranges = detail::workers_for(n_groups);
-  detail::parallel_for(ranges, [&](size_t, size_t r) {
-    const uint32_t lo = uint32_t(n_groups * r / ranges), hi = uint32_t(n_groups * (r + 1) / ranges);
-    // Big vectors: per-cluster groups number millions, and fresh pages cost more than reuse.
-    BigVector<Acc> acc(hi - lo);
-    for (size_t u = 0; u < n_units; ++u) add(u, lo, hi, acc.data());
-    for (uint32_t g = lo; g < hi; ++g) put(acc[g - lo], g);
-  });
+  detail::parallel_parts(n_groups, detail::workers_for(n_groups),
+                         [&](size_t, size_t lo_, size_t hi_) {
+                           const uint32_t lo = uint32_t(lo_), hi = uint32_t(hi_);
+                           // Big vectors: per-cluster groups number millions, and fresh pages cost
+                           // more than reuse.
+                           BigVector<Acc> acc(hi - lo);
+                           for (size_t u = 0; u < n_units; ++u) add(u, lo, hi, acc.data());
+                           for (uint32_t g = lo; g < hi; ++g) put(acc[g - lo], g);
+                         });
   return s;
 }
 

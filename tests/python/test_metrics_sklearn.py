@@ -192,3 +192,11 @@ def test_same_errors_as_scikit_learn():
         M.rand_score([0, 1], [0, 1], sample_weight=[1.0])
     with pytest.raises(TypeError):
         M.adjusted_rand_score([0, 1], [0, 1], sample_weight=[1.0, 1.0])
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, float("nan"), float("inf")])
+def test_a_weight_that_is_not_finite_and_positive_is_named(bad):
+    w = [1.0, 2.0, bad, 1.0]
+    said = rf"sample_weight\[2\] = {bad!r} is not a finite number > 0"
+    with pytest.raises(ValueError, match=said):
+        M.rand_score([0, 0, 1, 1], [0, 1, 1, 1], sample_weight=w)

@@ -162,8 +162,7 @@ class Evaluation(Comparison):
         grouping, labels_of = (None, None) if by is None else self.interval_grouping(list(by), most)
         sums = [_core.run_sums(self._core, grouping)]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank,
-                                            self.sampled_share)  # fmt: skip
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank)
         self.clusters_resampled = result["clusters"]
         return values_table(result["values"], labels_of)
 

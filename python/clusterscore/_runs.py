@@ -162,7 +162,7 @@ class RunComparison:
             # The runs share the truth, and so its clusters' order.
             rank = evals[0].cluster_rank
             share = evals[0].sampled_share
-            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank, share)
+            result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank)
         self.clusters_resampled = result["clusters"]
         # Each run's values came from the same resamples as its own bootstrap would draw:
         # kept as its intervals, unless the grouping was cut to fewer values than its own.

@@ -32,8 +32,8 @@ void put_spread(nb::dict& d, const std::vector<Spread>& s) {
 // The bootstrap's rows as columns (run and group indices, metric names): {"values": each
 // run's estimates, "deltas": each pair's}.
 nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed, double confidence,
-                        std::vector<uint32_t> cluster_rank, double sampled_share) {
-  const BootstrapOptions o{resamples, seed, confidence, std::move(cluster_rank), sampled_share};
+                        std::vector<uint32_t> cluster_rank) {
+  const BootstrapOptions o{resamples, seed, confidence, std::move(cluster_rank)};
   BootstrapResult r;
   if (sums.size() > 0 && nb::isinstance<CellSums>(sums[0])) {
     std::vector<CellSums> runs;
@@ -254,8 +254,7 @@ void bind_comparison(nb::module_& m) {
         return nb::make_tuple(to_numpy(std::move(v.bytes)), offsets);
       });
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
-        nb::arg("confidence"), nb::arg("cluster_rank") = std::vector<uint32_t>{},
-        nb::arg("sampled_share") = 0.0);
+        nb::arg("confidence"), nb::arg("cluster_rank") = std::vector<uint32_t>{});
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })

@@ -177,36 +177,71 @@ std::vector<double> inverse_size_design(const JoinedClusterings& j) {
   return d;
 }
 
-double sampled_share(const JoinedClusterings& j, const std::vector<double>& design,
-                     bool inverse_probabilities) {
+namespace {
+
+// Per A cluster, its items in A and their weight in T; and the population's items.
+struct TruthSizes {
+  std::vector<uint64_t> size;
+  std::vector<double> weight;
+  uint64_t items = 0;
+};
+TruthSizes truth_sizes(const JoinedClusterings& j, const std::vector<double>& design) {
   const size_t n = j.n_a_clusters();
   if (n == 0 || (!design.empty() && design.size() != n))
-    throw std::invalid_argument("clusterscore: sampled_share needs a design weight per cluster");
-  std::vector<uint64_t> size(n, 0);
-  std::vector<double> weight(n, 0.0);
-  uint64_t items = 0;
+    throw std::invalid_argument(
+        "clusterscore: the sampled share needs a design weight per cluster");
+  TruthSizes t{std::vector<uint64_t>(n, 0), std::vector<double>(n, 0.0), 0};
   for (size_t i = 0; i < j.n_items(); ++i) {
-    items += j.count_of(i);
+    t.items += j.count_of(i);
     if (j.a_cluster[i] == kNone) continue;
-    size[j.a_cluster[i]] += j.count_of(i);
-    weight[j.a_cluster[i]] += j.weight[i];
+    t.size[j.a_cluster[i]] += j.count_of(i);
+    t.weight[j.a_cluster[i]] += j.weight[i];
   }
+  return t;
+}
+
+std::vector<double> inclusion_of(const TruthSizes& t, const std::vector<double>& design,
+                                 bool inverse_probabilities) {
   const auto d = [&](size_t c) { return design.empty() ? 1.0 : design[c]; };
   // π_c = scale / d_c: the weights as given, or scaled to estimate the population's items.
   double scale = 1.0;
   if (!inverse_probabilities) {
     detail::KahanSum sized;
-    for (size_t c = 0; c < n; ++c) sized.add(d(c) * double(size[c]));
-    scale = sized.value() / double(items);
+    for (size_t c = 0; c < t.size.size(); ++c) sized.add(d(c) * double(t.size[c]));
+    scale = sized.value() / double(t.items);
   }
+  std::vector<double> pi(t.size.size());
+  for (size_t c = 0; c < pi.size(); ++c) {
+    const double p = scale / d(c);
+    pi[c] = std::isfinite(p) ? std::clamp(p, 0.0, 1.0) : 0.0;
+  }
+  return pi;
+}
+
+double share_of(const TruthSizes& t, const std::vector<double>& design,
+                const std::vector<double>& pi) {
   detail::KahanSum num, den;
-  for (size_t c = 0; c < n; ++c) {
-    const double term = d(c) * weight[c];
-    num.add(std::min(1.0, scale / d(c)) * term * term);
+  for (size_t c = 0; c < pi.size(); ++c) {
+    const double term = (design.empty() ? 1.0 : design[c]) * t.weight[c];
+    num.add(pi[c] * term * term);
     den.add(term * term);
   }
   const double f = num.value() / den.value();
   return std::isfinite(f) ? std::clamp(f, 0.0, 1.0) : 0.0;
+}
+
+}  // namespace
+
+std::vector<double> inclusion_probabilities(const JoinedClusterings& j,
+                                            const std::vector<double>& design,
+                                            bool inverse_probabilities) {
+  return inclusion_of(truth_sizes(j, design), design, inverse_probabilities);
+}
+
+double sampled_share(const JoinedClusterings& j, const std::vector<double>& design,
+                     bool inverse_probabilities) {
+  const TruthSizes t = truth_sizes(j, design);
+  return share_of(t, design, inclusion_of(t, design, inverse_probabilities));
 }
 
 double Comparison::use_design(const Design& d) {
@@ -215,8 +250,13 @@ double Comparison::use_design(const Design& d) {
                                : d.kind == DesignKind::kInverseSize ? inverse_size_design(joined_)
                                                                     : std::vector<double>{};
   if (given) check_design(design);
-  const double share =
-      scope_ == TruthScope::kEntities || given ? sampled_share(joined_, design, given) : 0.0;
+  inclusion_.clear();
+  sampled_share_ = 0;
+  if (scope_ == TruthScope::kEntities || given) {
+    const TruthSizes t = truth_sizes(joined_, design);
+    inclusion_ = inclusion_of(t, design, given);
+    sampled_share_ = share_of(t, design, inclusion_);
+  }
   if (scope_ == TruthScope::kCommon) design.clear();
   if (d.per_entity) {
     // d_c / w(c ∩ T) where c holds common items; d_c (weighing nothing) elsewhere.
@@ -228,7 +268,7 @@ double Comparison::use_design(const Design& d) {
       if (w[c] > 0) design[c] /= w[c];
   }
   set_design(std::move(design));
-  return share;
+  return sampled_share_;
 }
 
 MetricTable Comparison::cell_counts() const {

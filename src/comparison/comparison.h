@@ -91,10 +91,16 @@ class Comparison {
   const std::vector<double>& design() const { return design_; }
   // The design weights of how the truth clusters were drawn, for this comparison's scope:
   // set (the common scope's means stay unweighted: its given weights only correct the
-  // intervals), and the share of the population drawn returned (sampled_share(); 0 where
-  // none is known, the common scope without given weights). Throws std::invalid_argument
-  // for given weights that are not one finite number > 0 per A cluster.
+  // intervals), with each cluster's inclusion probability (inclusion()), and the share of
+  // the population drawn returned (sampled_share(); 0 where none is known, the common scope
+  // without given weights). Throws std::invalid_argument for given weights that are not one
+  // finite number > 0 per A cluster.
   double use_design(const Design& d);
+  // Per A cluster, its inclusion probability as use_design() found it
+  // (inclusion_probabilities()); empty where none is known (the common scope without given
+  // weights, or no design set).
+  const std::vector<double>& inclusion() const { return inclusion_; }
+  double sampled_share() const { return sampled_share_; }  // as use_design() returned it
 
   Coverage coverage() const;
   GroupTable overall() const;
@@ -140,6 +146,8 @@ class Comparison {
   BigVector<double> actual_weight_;  // kEntities: per B cluster, its weight over S'
   double actual_total_ = 0;          // kEntities: w(S')
   std::vector<double> design_;
+  std::vector<double> inclusion_;
+  double sampled_share_ = 0;
   bool pair_cells_ok_ = false;  // pair_sums_by_cell(), checked once
 };
 
@@ -147,16 +155,24 @@ class Comparison {
 // design weights of entities drawn with probability proportional to their size.
 std::vector<double> inverse_size_design(const JoinedClusterings& j);
 
-// The share f of the population that A's clusters (the truth, a sample of entities) are,
-// for the finite-population correction (BootstrapOptions::sampled_share): in [0, 1].
-// `design` per A cluster (empty: all 1). With `inverse_probabilities` the weights are
-// 1/π_c. Otherwise they are only proportional to 1/π_c (uniform, inverse_size), and the
-// scale comes from the population's items, every item of A and B (the entities scope
-// reads the whole actual clustering as the population): scaled to 1/π_c the weights must
-// estimate that count, Σ_c |c|·d_c. The variance of a design-weighted sum without
-// replacement is Σ_c (1 − π_c)·(d_c·y_c)², of the bootstrap's Σ_c (d_c·y_c)²: f is the
-// mean of π_c (at most 1) weighted by (d_c·w(c))², a cluster's weight standing in for its
-// term y_c. Uniform: the truth's share of the items. O(items).
+// Per A cluster, its inclusion probability π_c, at most 1: the truth is a sample of the
+// population's entities, drawn with these. `design` per A cluster (empty: all 1). With
+// `inverse_probabilities` the weights are 1/π_c. Otherwise they are only proportional to
+// 1/π_c (uniform, inverse_size), and the scale comes from the population's items, every
+// item of A and B (the entities scope reads the whole actual clustering as the
+// population): scaled to 1/π_c the weights must estimate that count, Σ_c |c|·d_c. Throws
+// std::invalid_argument unless there is a design weight per A cluster. O(items).
+std::vector<double> inclusion_probabilities(const JoinedClusterings& j,
+                                            const std::vector<double>& design,
+                                            bool inverse_probabilities);
+
+// The share f of the population that A's clusters are, the design in one number (the
+// common scope's bootstrap corrects by it; the entities scope's, each cluster by its own
+// π_c): in [0, 1]. The variance of a
+// design-weighted sum without replacement is Σ_c (1 − π_c)·(d_c·y_c)², of the bootstrap's
+// Σ_c (d_c·y_c)²: f is the mean of π_c (inclusion_probabilities()) weighted by (d_c·w(c))²,
+// a cluster's weight standing in for its term y_c, so that 1 − f is their ratio. Uniform:
+// the truth's share of the items. O(items).
 double sampled_share(const JoinedClusterings& j, const std::vector<double>& design,
                      bool inverse_probabilities);
 

@@ -32,8 +32,22 @@ void check_options(const BootstrapOptions& o) {
   if (o.resamples == 0) throw std::invalid_argument("clusterscore: resamples must be > 0");
   if (!(o.confidence > 0 && o.confidence < 1))
     throw std::invalid_argument("clusterscore: confidence must be in (0, 1)");
-  if (!(o.sampled_share >= 0 && o.sampled_share <= 1))
-    throw std::invalid_argument("clusterscore: sampled_share must be in [0, 1]");
+}
+
+// Per truth cluster √(1 − π_c), what a resample's draws of it count: cluster c drawn n
+// times counts 1 + a_c·(n − 1) times (bootstrap.h, ClusterSums::inclusion); empty for none
+// known (all a_c = 1: the draws as they are).
+std::vector<double> draw_factors(const std::vector<double>& inclusion, size_t clusters) {
+  if (!inclusion.empty() && inclusion.size() != clusters)
+    throw std::invalid_argument("clusterscore: one inclusion probability per truth cluster");
+  std::vector<double> a;
+  a.reserve(inclusion.size());
+  for (double p : inclusion) {
+    if (!(p >= 0 && p <= 1))
+      throw std::invalid_argument("clusterscore: inclusion probabilities must be in [0, 1]");
+    a.push_back(std::sqrt(1 - p));
+  }
+  return a;
 }
 
 void check_rank(const std::vector<uint32_t>& rank, size_t clusters) {
@@ -139,8 +153,8 @@ void estimates_of_runs(const Layout& layout, size_t groups, size_t runs, std::ve
   }
 }
 
-// Estimates from fixed sums per truth cluster (ClusterSums), truth cluster c counted
-// n[c] times its design weight (n null: once).
+// Estimates from fixed sums per truth cluster (ClusterSums), truth cluster c counted m[c]
+// times its design weight (m null: once).
 class FixedSums {
  public:
   explicit FixedSums(const std::vector<ClusterSums>& runs)
@@ -149,7 +163,13 @@ class FixedSums {
       if (r.n_clusters != runs[0].n_clusters || r.n_groups != runs[0].n_groups ||
           r.names != runs[0].names || r.pairs != runs[0].pairs || r.design != runs[0].design)
         mismatch();
+    // The first run's: the population's items, which scale uniform and inverse_size
+    // weights to probabilities, include each run's own items outside the truth.
+    a_ = draw_factors(runs[0].inclusion, clusters());
   }
+  // Its variance is corrected cluster by cluster, in the multiplicities.
+  const std::vector<double>& factors() const { return a_; }
+  double share() const { return 0; }
   const Layout& layout() const { return layout_; }
   size_t groups() const { return runs_[0].n_groups; }
   size_t clusters() const { return runs_[0].n_clusters; }
@@ -169,18 +189,18 @@ class FixedSums {
     for (size_t e = 0; e < r.size(); ++e) f(r.cluster[e], r.group[e]);
   }
 
-  void compute(const uint32_t* n, std::vector<double>* out) const {
+  void compute(const double* m, std::vector<double>* out) const {
     estimates_of_runs(layout_, groups(), runs_.size(), out,
-                      [&](size_t run, GroupSums* sums) { add_entries(runs_[run], n, sums); });
+                      [&](size_t run, GroupSums* sums) { add_entries(runs_[run], m, sums); });
   }
 
  private:
   CLUSTERSCORE_SIMD_CLONES
-  void add_entries(const ClusterSums& r, const uint32_t* n, GroupSums* sums) const {
+  void add_entries(const ClusterSums& r, const double* m, GroupSums* sums) const {
     const size_t width = r.width();
     for (size_t e = 0; e < r.size(); ++e) {
       const uint32_t c = r.cluster[e];
-      double k = n ? double(n[c]) : 1.0;
+      double k = m ? m[c] : 1.0;
       if (k == 0) continue;
       if (!r.design.empty()) k *= r.design[c];
       sums->add(r.group[e], k, r.weight[e], r.sums.data() + e * width);
@@ -189,6 +209,7 @@ class FixedSums {
 
   const std::vector<ClusterSums>& runs_;
   Layout layout_;
+  std::vector<double> a_;  // draw_factors()
 };
 
 const std::vector<std::string> kPointwise(std::begin(detail::kPointwiseNames),
@@ -202,7 +223,14 @@ class RecomputedCells {
       : runs_(runs), layout_(kPointwise.size(), true) {
     for (const CellSums& r : runs)
       if (r.n_clusters != runs.at(0).n_clusters || r.n_groups != runs[0].n_groups) mismatch();
+    if (!(runs[0].sampled_share >= 0 && runs[0].sampled_share <= 1))
+      throw std::invalid_argument("clusterscore: sampled_share must be in [0, 1]");
   }
+  // Its draws count as drawn: pairs of clusters need the jackknife's correction, which the
+  // share of the population drawn then scales (detail::pair_corrected). The first run's,
+  // as FixedSums' inclusion probabilities.
+  const std::vector<double>& factors() const { return none_; }
+  double share() const { return runs_[0].sampled_share; }
   const Layout& layout() const { return layout_; }
   size_t groups() const { return runs_[0].n_groups; }
   size_t clusters() const { return runs_[0].n_clusters; }
@@ -222,14 +250,14 @@ class RecomputedCells {
     for (size_t e = 0; e < r.size(); ++e) f(r.row[r.cell[e]], r.group[e]);
   }
 
-  void compute(const uint32_t* n, std::vector<double>* out) const {
+  void compute(const double* counted, std::vector<double>* out) const {
     estimates_of_runs(layout_, groups(), runs_.size(), out,
-                      [&](size_t run, GroupSums* sums) { add_run(runs_[run], n, sums); });
+                      [&](size_t run, GroupSums* sums) { add_run(runs_[run], counted, sums); });
   }
 
  private:
-  void add_run(const CellSums& r, const uint32_t* n, GroupSums* sums) const {
-    const auto times = [&](uint32_t row) { return n ? double(n[row]) : 1.0; };
+  void add_run(const CellSums& r, const double* counted, GroupSums* sums) const {
+    const auto times = [&](uint32_t row) { return counted ? counted[row] : 1.0; };
     // The actual clusters' and T's weights over the clusters drawn.
     std::vector<KahanSum> col(r.n_cols);
     for (size_t k = 0; k < r.row.size(); ++k) col[r.col[k]].add(times(r.row[k]) * r.cell_weight[k]);
@@ -264,20 +292,22 @@ class RecomputedCells {
 
   const std::vector<CellSums>& runs_;
   Layout layout_;
+  std::vector<double> none_;
 };
 
-// Each of `clusters` drawn `clusters` times with replacement: how often each was drawn.
-// How many times each cluster is drawn: `clusters` draws with replacement, in the order of
-// `rank` (empty: the clusters' own order), then counted per cluster.
+// How many times each cluster counts in a resample: `clusters` draws with replacement, in the
+// order of `rank` (empty: the clusters' own order), counted per cluster (n), and a cluster
+// drawn n times counting 1 + a_c·(n − 1) times (draw_factors(); empty: n).
 void draw(detail::Random& rng, size_t clusters, const std::vector<uint32_t>& rank,
-          std::vector<uint32_t>* in_order, std::vector<uint32_t>* n) {
-  std::vector<uint32_t>& drawn = rank.empty() ? *n : *in_order;
-  drawn.assign(clusters, 0);
+          const std::vector<double>& a, std::vector<uint32_t>* drawn, std::vector<double>* m) {
+  drawn->assign(clusters, 0);
   for (size_t d = 0; d < clusters; ++d)
-    ++drawn[size_t((static_cast<unsigned __int128>(rng.next()) * clusters) >> 64)];
-  if (rank.empty()) return;
-  n->resize(clusters);
-  for (size_t c = 0; c < clusters; ++c) (*n)[c] = drawn[rank[c]];
+    ++(*drawn)[size_t((static_cast<unsigned __int128>(rng.next()) * clusters) >> 64)];
+  m->resize(clusters);
+  for (size_t c = 0; c < clusters; ++c) {
+    const double n = double((*drawn)[rank.empty() ? c : rank[c]]);
+    (*m)[c] = a.empty() ? n : 1 + a[c] * (n - 1);
+  }
 }
 
 // The q-quantile of sorted values, interpolating linearly between order statistics.
@@ -320,17 +350,6 @@ Spread spread_of(std::vector<double> values, double confidence, double estimate,
     out.ci_high = std::max(q_high, estimate);
   }
   return out;
-}
-
-// `s` with its variance multiplied by `factor` (<= 1): the standard error and the
-// interval's distances from the estimate by its square root.
-Spread scaled(Spread s, double estimate, double factor) {
-  if (factor >= 1) return s;
-  const double k = std::sqrt(factor);
-  s.std_error *= k;
-  s.ci_low = estimate + (s.ci_low - estimate) * k;
-  s.ci_high = estimate + (s.ci_high - estimate) * k;
-  return s;
 }
 
 // `s` widened where needed to hold estimate ± z·SE. The moved percentile interval follows
@@ -395,7 +414,7 @@ struct Replicates {
   }
 };
 
-// Replicate i computed from the multiplicities draw(i, &in_order, &n) sets, on any thread (each
+// Replicate i computed from the multiplicities draw(i, &scratch, &m) sets, on any thread (each
 // writes only its own column i); progress reported as steps [done, done + count) of `total`.
 template <class Engine, class Draw>
 Replicates replicate(const Engine& engine, size_t count, size_t done, size_t total, Draw draw) {
@@ -406,7 +425,8 @@ Replicates replicate(const Engine& engine, size_t count, size_t done, size_t tot
   r.values.assign(n_runs * cells * count, kNaN);
   r.deltas.assign(pairs * cells * count, kNaN);
   struct Scratch {
-    std::vector<uint32_t> in_order, n;
+    std::vector<uint32_t> drawn;
+    std::vector<double> m;
     std::vector<double> now;
   };
   std::vector<Scratch> scratch(detail::workers_for(count));
@@ -414,8 +434,8 @@ Replicates replicate(const Engine& engine, size_t count, size_t done, size_t tot
     detail::poll_interrupt();
     detail::report_every(done + i, total);
     std::vector<double>& now = scratch[w].now;
-    draw(i, &scratch[w].in_order, &scratch[w].n);
-    engine.compute(scratch[w].n.data(), &now);
+    draw(i, &scratch[w].drawn, &scratch[w].m);
+    engine.compute(scratch[w].m.data(), &now);
     for (size_t x = 0; x < n_runs * cells; ++x) r.values[x * count + i] = now[x];
     for (size_t a = 0, pair = 0; a < n_runs; ++a)
       for (size_t z = a + 1; z < n_runs; ++z, ++pair)
@@ -447,26 +467,23 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   const size_t steps = b_count + jack.size();
   // Resample b draws from a random stream of its own, so that it is the same whichever
   // thread computes it.
-  const Replicates boot =
-      replicate(engine, b_count, 0, steps, [&](size_t b, auto* in_order, auto* n) {
-        detail::Random rng = detail::Random::stream(o.seed, b);
-        draw(rng, engine.clusters(), o.cluster_rank, in_order, n);
-      });
+  const Replicates boot = replicate(engine, b_count, 0, steps, [&](size_t b, auto* drawn, auto* m) {
+    detail::Random rng = detail::Random::stream(o.seed, b);
+    draw(rng, engine.clusters(), o.cluster_rank, engine.factors(), drawn, m);
+  });
   // Jackknife value g: every cluster once but group g's.
   const Replicates left_out =
-      replicate(engine, jack.size(), b_count, steps, [&](size_t g, auto*, auto* n) {
-        n->assign(engine.clusters(), 1);
-        for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p) (*n)[jack.members[p]] = 0;
+      replicate(engine, jack.size(), b_count, steps, [&](size_t g, auto*, auto* m) {
+        m->assign(engine.clusters(), 1.0);
+        for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p) (*m)[jack.members[p]] = 0;
       });
-  const double fpc = 1.0 - o.sampled_share;
   const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
                           double estimate, double lo, double hi) {
     Spread s = spread_of(Replicates::of(b, at, b_count), o.confidence, estimate, lo, hi);
-    s = left_out.count > 0
-            ? detail::pair_corrected(
-                  s, estimate, detail::jackknife_variance(Replicates::of(j, at, left_out.count)),
-                  o.sampled_share)
-            : scaled(s, estimate, fpc);
+    if (left_out.count > 0)
+      s = detail::pair_corrected(s, estimate,
+                                 detail::jackknife_variance(Replicates::of(j, at, left_out.count)),
+                                 engine.share());
     return with_normal(s, estimate, o.confidence);
   };
   std::vector<std::vector<bool>> units(n_runs);

@@ -58,6 +58,7 @@ ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping
   out.names = m.names;
   out.pairs = c.family() == MetricFamily::kPointwise;
   out.design = c.design();
+  out.inclusion = c.inclusion();
   Entries e = entries_of(c, grouping, [&](size_t i) { return j.a_cluster[i]; });
   const Units units = c.item_units(e.code);
   // Every entry holds an item, so the totals' rows are the entries, in code order.
@@ -101,6 +102,7 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   out.cell_weight.assign(cells.weight.begin(), cells.weight.end());
   out.row_weight.assign(cells.row_weight.begin(), cells.row_weight.end());
   out.scale = pair_scale(cells);
+  out.sampled_share = c.sampled_share();
   const Entries e = entries_of(c, grouping, [&](size_t i) { return cell[i]; });
   // Σw, then Σ(w·scale)² as the weights of a second pass: a unit's Σw², scaled as its
   // items' weights would be (by a power of two: exactly).

@@ -357,8 +357,11 @@ TEST(Bootstrap, UseDesignSetsTheScopesWeightsAndReturnsTheShareDrawn) {
   Comparison& c = r.c[0];
   EXPECT_EQ(c.use_design({DesignKind::kUniform, {}, false}), 0.0);  // no population stated
   EXPECT_TRUE(c.design().empty());
+  EXPECT_TRUE(c.inclusion().empty());
   EXPECT_EQ(c.use_design({DesignKind::kGiven, {3.0, 1.0}, false}),
             sampled_share(c.joined(), {3.0, 1.0}, true));
+  EXPECT_EQ(c.sampled_share(), sampled_share(c.joined(), {3.0, 1.0}, true));
+  EXPECT_EQ(c.inclusion(), (std::vector<double>{1.0 / 3, 1.0}));
   EXPECT_TRUE(c.design().empty());  // the common scope's means stay those of the sample
   EXPECT_THROW(c.use_design({DesignKind::kGiven, {1.0}, false}), std::invalid_argument);
   EXPECT_THROW(c.use_design({DesignKind::kGiven, {1.0, NAN}, false}), std::invalid_argument);
@@ -471,23 +474,90 @@ TEST(Bootstrap, EveryIntervalLiesInItsRangeAndHoldsItsEstimate) {
   for (const DeltaRow& d : b.rows) check(d.delta, d.spread, -1.0, 1.0);
 }
 
-TEST(Bootstrap, TheSharePopulationDrawnNarrowsTheSpread) {
-  const Runs r({{7, 8, 7}, {1, 1, 1}});
-  std::vector<ClusterSums> s = r.sums(false);
-  for (ClusterSums& x : s) x.design = {4.0, 4.0};  // 2 clusters of a population of 8
-  BootstrapOptions o{400, 9, 0.9};
-  const BootstrapResult plain = paired_bootstrap(s, o);
-  o.sampled_share = 2.0 / 8;
-  const BootstrapResult corrected = paired_bootstrap(s, o);
-  const double k = std::sqrt(1 - 2.0 / 8);
-  for (size_t i = 0; i < plain.rows.size(); ++i) {
-    const Spread &p = plain.rows[i].spread, &q = corrected.rows[i].spread;
-    if (p.none != NoInterval::kNo) continue;
-    const double d = plain.rows[i].delta;
-    EXPECT_NEAR(q.std_error, p.std_error * k, 1e-12);
-    EXPECT_NEAR(q.ci_low - d, (p.ci_low - d) * k, 1e-12);
-    EXPECT_NEAR(q.ci_high - d, (p.ci_high - d) * k, 1e-12);
+// Cluster c drawn n times counts 1 + √(1 − π_c)·(n − 1) times: a cluster drawn surely
+// (π = 1) counts once whatever the draws. With truth clusters {1, 2} sure and {3}, {4, 5}
+// drawn with π = 0, the resampled values are exactly those with the last two counted as
+// three draws from the three clusters fall (27 ways, equally likely): their standard
+// deviation, brute force, is what 2,000 resamples must find.
+TEST(Bootstrap, InclusionProbabilitiesCorrectEachClustersSpread) {
+  std::vector<int64_t> items = {1, 2, 3, 4, 5}, truth = {10, 10, 20, 30, 30};
+  std::vector<std::vector<int64_t>> runs = {{7, 8, 7, 7, 9}, {1, 1, 1, 2, 2}};
+  std::vector<Comparison> c;
+  for (const auto& a : runs)
+    c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
+                   ClusteringInput{"actual", ints(items), ints(a)}, nullptr,
+                   MetricFamily::kPointwise, TruthScope::kEntities);
+  std::vector<ClusterSums> s;
+  for (const Comparison& x : c) s.push_back(truth_cluster_sums(x, nullptr));
+  const auto with = [&](std::vector<double> pi, std::vector<double> design) {
+    std::vector<ClusterSums> t = s;
+    for (ClusterSums& x : t) x.inclusion = pi, x.design = design;
+    return paired_bootstrap(t, {2000, 4, 0.9});
+  };
+  const BootstrapResult sure = with({1.0, 1.0, 1.0}, {});
+  for (const ValueRow& v : sure.values) EXPECT_EQ(v.spread.none, NoInterval::kNothingMovesIt);
+  const BootstrapResult some = with({1.0, 0.0, 0.0}, {});
+  std::vector<BootstrapResult> at_n;  // a count of 0 leaves the cluster out: design 0
+  for (int way = 0; way < 27; ++way) {
+    double n[3] = {0, 0, 0};
+    for (int d = 0, w = way; d < 3; ++d, w /= 3) ++n[w % 3];
+    at_n.push_back(with({}, {1.0, n[1], n[2]}));
   }
+  size_t checked = 0;
+  for (size_t i = 0; i < some.values.size(); ++i) {
+    const ValueRow& v = some.values[i];
+    if (v.spread.none != NoInterval::kNo) continue;
+    double mean = 0, var = 0;
+    for (const BootstrapResult& b : at_n) mean += b.values[i].estimate / 27;
+    for (const BootstrapResult& b : at_n) {
+      const double d = b.values[i].estimate - mean;
+      var += d * d / 27;
+    }
+    EXPECT_NEAR(v.spread.std_error, std::sqrt(var), 0.05 * std::sqrt(var)) << v.metric;
+    ++checked;
+  }
+  EXPECT_GT(checked, 3u);
+  std::vector<ClusterSums> bad = s;
+  for (ClusterSums& x : bad) x.inclusion = {1.0};
+  EXPECT_THROW(paired_bootstrap(bad, {10, 1, 0.9}), std::invalid_argument);
+  for (ClusterSums& x : bad) x.inclusion = {1.0, 1.5, 0.5};
+  EXPECT_THROW(paired_bootstrap(bad, {10, 1, 0.9}), std::invalid_argument);
+}
+
+// The common scope's share drawn scales every spread (detail::pair_corrected): all of the
+// population drawn, nothing varies.
+TEST(Bootstrap, TheCommonScopesShareDrawnNarrowsTheSpread) {
+  std::mt19937_64 gen(12);
+  const size_t n = 60;
+  std::vector<int64_t> items(n), truth(n);
+  std::vector<std::vector<int64_t>> runs(2, std::vector<int64_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    items[i] = int64_t(i);
+    truth[i] = int64_t(gen() % 10);
+    for (auto& a : runs) a[i] = gen() % 3 == 0 ? int64_t(gen() % 4) : truth[i] + 100;
+  }
+  std::vector<Comparison> c;
+  for (const auto& a : runs)
+    c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
+                   ClusteringInput{"actual", ints(items), ints(a)}, nullptr,
+                   MetricFamily::kPointwise);
+  std::vector<CellSums> s;
+  for (const Comparison& x : c) s.push_back(cell_sums(x, nullptr));
+  const BootstrapResult plain = paired_bootstrap(s, {400, 9, 0.9});
+  for (CellSums& x : s) x.sampled_share = 0.25;
+  const BootstrapResult part = paired_bootstrap(s, {400, 9, 0.9});
+  for (CellSums& x : s) x.sampled_share = 1;
+  const BootstrapResult all = paired_bootstrap(s, {400, 9, 0.9});
+  size_t narrower = 0;
+  for (size_t i = 0; i < plain.rows.size(); ++i) {
+    if (plain.rows[i].spread.none != NoInterval::kNo) continue;
+    EXPECT_LT(part.rows[i].spread.std_error, plain.rows[i].spread.std_error);
+    EXPECT_NE(all.rows[i].spread.none, NoInterval::kNo);
+    ++narrower;
+  }
+  EXPECT_GT(narrower, 5u);
+  s[0].sampled_share = -0.5;
+  EXPECT_THROW(paired_bootstrap(s, {10, 1, 0.9}), std::invalid_argument);
 }
 
 TEST(Bootstrap, SampledShareFromTheDesignAndThePopulationsItems) {
@@ -510,4 +580,10 @@ TEST(Bootstrap, SampledShareFromTheDesignAndThePopulationsItems) {
   EXPECT_NEAR(sampled_share(j, {4.0, 4.0, 4.0}, true), 0.25, 1e-15);
   EXPECT_EQ(sampled_share(j, {0.5, 0.5, 0.5}, true), 1.0);  // more than all: all
   EXPECT_THROW(sampled_share(j, {1.0}, true), std::invalid_argument);
+  // Each cluster's own: scaled to the population's 20 items, 1/|c| gives n·|c| / 20.
+  EXPECT_EQ(inclusion_probabilities(j, {4.0, 1.0, 1.0}, true),
+            (std::vector<double>{0.25, 1.0, 1.0}));
+  const std::vector<double> pi = inclusion_probabilities(j, inverse_size_design(j), false);
+  ASSERT_EQ(pi.size(), 3u);
+  for (size_t c = 0; c < 3; ++c) EXPECT_NEAR(pi[c], 3.0 * double(c + 1) / 20, 1e-15);
 }

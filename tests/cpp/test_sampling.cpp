@@ -222,6 +222,31 @@ TEST(Estimate, ReplicatedVerdictsMeasureTheRaters) {
   EXPECT_NEAR(*estimate(s)[1].std_error, 0.5 * std::sqrt(draws_v), 1e-15);
 }
 
+// An unsure verdict drops all of its pair's draws at once: per pair drawn n times the
+// variance gains (1 − 1/c)·c²·n(n − 1)·g² / W². Split pairs drawn 3, 1, 1, 2 times, the
+// first judged twice alike (raters measured, noise 0), then same, different, unsure: c =
+// 7/5, the class mean of i ≡ j q = 4/5, g = 1/5, 1/5, −4/5 over d = 3c, c, c.
+TEST(Estimate, PairsDroppedTogetherAddTheirSharedSpread) {
+  const SplitPairs pairs({3, 1, 1, 2}, "ssdu");
+  std::vector<uint32_t> same = {2, 1, 0, 0}, votes = {2, 1, 1, 0};
+  JudgedSample s = pairs.sample();
+  s.same = same;
+  s.votes = votes;
+  s.totals.split_distance = 0.5;
+  ASSERT_TRUE(rater_agreement(s).measured);
+  const std::vector<Estimate> e = estimate(s);
+  EXPECT_NEAR(*e[1].estimate, 0.5 * 0.8, 1e-15);
+  const double c = 7.0 / 5, draws = c * c * (3 * 0.04 + 0.04 + 0.64) * 5 / 4;
+  const double dropped = (1 - 1 / c) * c * c * 3 * 2 * 0.04;
+  EXPECT_NEAR(*e[1].std_error, 0.5 * std::sqrt((draws + dropped) / (25 * c * c)), 1e-15);
+  // Every draw judged (c = 1): nothing is dropped, the draws' variance alone.
+  std::vector<uint32_t> all_judged = {2, 1, 1, 1};
+  s.votes = all_judged;
+  const double q = 4.0 / 7;  // same on 3 + 1 of 7 draws
+  const double all = (3 * (1 - q) * (1 - q) + (1 - q) * (1 - q) + q * q + 2 * q * q) / 49 * 7 / 6;
+  EXPECT_NEAR(*estimate(s)[1].std_error, 0.5 * std::sqrt(all), 1e-15);
+}
+
 TEST(Estimate, VerdictCountsMustBeConsistent) {
   const SplitPairs pairs({1, 1}, "ss");
   std::vector<uint32_t> same = {2, 0}, votes = {1, 1}, unit = {0, 0};

@@ -9,7 +9,9 @@ over 500 seeds every estimate covers its exact value in 93-97% of runs (within t
 simulation's own error, one binomial standard error) with a standard error 0.9-1.1 times the
 estimates' spread, for honest raters, raters flipping 10% of verdicts,
 flip rates that differ by pair, unsure rates that differ by class, two strata, and
-heavy-tailed weights. Without replicates the output says the raters were not measured and
+heavy-tailed weights crossed with each of these but one: flip rates that differ by pair in
+the heavy-tailed world leave the affected index at 90.6% (a known failure, below). Without
+replicates the output says the raters were not measured and
 the distinct-pair form covers at least 93%.
 
 CLUSTERSCORE_RATERS_RUNS sets the seeds per scenario (default 500), CLUSTERSCORE_RATERS_FIRST
@@ -109,10 +111,24 @@ SCENARIOS = {
     "strata": dict(flip="flip", sizes=(1500, 1000)),
     "heavy-honest": dict(flip="honest", heavy=True),
     "heavy-flip-10%": dict(flip="flip", heavy=True),
+    "heavy-unsure-by-class": dict(
+        flip="flip", heavy=True, unsure={"split": 0.4, "merge": 0.1, "stable": 0.25, "self": 0.0}
+    ),  # fmt: skip
+    "heavy-strata": dict(flip="flip", heavy=True, sizes=(1500, 1000)),
 }
 
 
-@pytest.mark.parametrize("name", list(SCENARIOS))
+# The pooled noise of SPEC §4 misses a heavily drawn pair whose raters err more than most:
+# with flip rates that differ by pair in the heavy-tailed world the affected index covers
+# 90.6% (SE/SD 0.88). Kept as a known failure: it passes the day the variance covers it.
+KNOWN = pytest.param(
+    "heavy-flip-by-pair",
+    marks=pytest.mark.xfail(strict=True, reason="pooled rater noise, pair-dependent flips"),
+)
+SCENARIOS["heavy-flip-by-pair"] = dict(flip="by-pair", heavy=True)
+
+
+@pytest.mark.parametrize("name", [n for n in SCENARIOS if n != "heavy-flip-by-pair"] + [KNOWN])
 def test_replicates_give_honest_intervals(name):
     spec = dict(SCENARIOS[name])
     flip_kind, heavy = spec.pop("flip"), spec.pop("heavy", False)

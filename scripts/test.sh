@@ -30,4 +30,6 @@ cmake --build --preset debug
 ctest --preset debug -j "$(nproc)" -E "example_find_package|StretchesOnAnyNumberOfThreadsEqualTheirReference|LongColumnsInPartsEqualOneThread|LongInputsFoundAgainInStretchesAgreeWithOracle"
 
 echo "== Python tests"
-python -m pytest -q tests/python
+# One worker per core: most tests wait on a subprocess, a JVM or a browser, and the long
+# simulations are many tests, so the suite takes about 60% of its time on one worker.
+python -m pytest -q -n auto --dist worksteal tests/python

@@ -76,13 +76,14 @@ def spark_reader(
     engine: Engine, master: str | None, ids: Sequence[str], paths: Sequence[Any] = ()
 ) -> Callable[[Any], Any]:
     """What the engine reads an input path as: with --engine spark a Spark DataFrame (the
-    session started), its `ids` columns as text; the path itself for the local engine. A
-    local one of `paths` that names nothing is an error before Spark starts (which takes
-    seconds)."""
+    session started on `master`), its `ids` columns as text, as the Python functions read
+    it; the path itself for the local engine. A local one of `paths` that names nothing is
+    an error before Spark starts (which takes seconds)."""
     if engine is not Engine.spark:
         if master is not None:
             raise ValueError("--spark-master needs --engine spark")
         return lambda path: path
+    from . import _engine
     from . import _spark_io as spark
 
     for path in paths:
@@ -90,10 +91,10 @@ def spark_reader(
 
     with progress.step("starting Spark"):
         try:
-            session = spark.session(master)
+            spark.session(master)
         except ImportError as e:  # no pyspark: a one-line answer, as for bad input
             raise ValueError(str(e)) from None
-    return lambda path: spark.read(session, path, ids)
+    return lambda path: _engine.spark_inputs(list(ids), path)[0]
 
 
 class Scope(str, Enum):

@@ -46,6 +46,6 @@ def spark_inputs(ids: list[str], *inputs: Any) -> list[Any]:
                 f"engine='spark' takes Spark DataFrames or paths, not {type(value).__name__}"
             )
         spark.require_exists(str(value))
-        session = session or spark.session()
+        session = session or spark.active_session() or spark.session()
         out.append(spark.read(session, str(value), ids))
     return out

@@ -272,6 +272,16 @@ def session(master: str | None = None) -> Any:
     return spark
 
 
+def active_session() -> Any:
+    """The Spark session already running in this process (the command line's, started on
+    its --spark-master), or None (also without pyspark: session() then says how to get it)."""
+    try:
+        from pyspark.sql import SparkSession
+    except ImportError:
+        return None
+    return SparkSession.getActiveSession()
+
+
 _PARQUET = {".parquet", ".pq"}
 _TAB = {".tsv", ".tab"}
 

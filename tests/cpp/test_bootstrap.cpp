@@ -50,6 +50,26 @@ const DeltaRow& row_of(const BootstrapResult& r, uint32_t a, uint32_t b, uint32_
   throw std::runtime_error("no row");
 }
 
+// `runs` random clusterings of items 0..n-1 scored against a random truth of `clusters`
+// clusters: each item stays with its truth cluster, or one time in four moves to one of
+// four shared clusters (false merges across truth clusters).
+std::vector<Comparison> random_runs(uint64_t seed, size_t n, int64_t clusters, size_t runs) {
+  std::mt19937_64 rng(seed);
+  std::vector<int64_t> items(n), truth(n);
+  std::vector<std::vector<int64_t>> actual(runs, std::vector<int64_t>(n));
+  for (size_t i = 0; i < n; ++i) {
+    items[i] = int64_t(i);
+    truth[i] = int64_t(rng() % uint64_t(clusters));
+    for (auto& a : actual) a[i] = rng() % 4 == 0 ? -1 - int64_t(rng() % 4) : truth[i];
+  }
+  std::vector<Comparison> c;
+  for (const auto& a : actual)
+    c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
+                   ClusteringInput{"actual", ints(items), ints(a)}, nullptr,
+                   MetricFamily::kPointwise);
+  return c;
+}
+
 }  // namespace
 
 TEST(Bootstrap, FullDataDeltasAreTheEvaluationsDifferences) {
@@ -441,19 +461,7 @@ TEST(Jackknife, PairCorrectionScalesTheSpreadWithinItsBounds) {
 TEST(Bootstrap, EveryIntervalLiesInItsRangeAndHoldsItsEstimate) {
   // Random clusterings of 40 items in 12 truth clusters: many values sit at 0 or 1, where
   // a moved percentile interval would leave [0, 1].
-  std::mt19937_64 rng(5);
-  std::vector<int64_t> items(40), truth(40);
-  std::vector<std::vector<int64_t>> runs(3, std::vector<int64_t>(40));
-  for (size_t i = 0; i < 40; ++i) {
-    items[i] = int64_t(i);
-    truth[i] = int64_t(rng() % 12);
-    for (auto& a : runs) a[i] = rng() % 4 == 0 ? int64_t(rng() % 12) : truth[i];
-  }
-  std::vector<Comparison> c;
-  for (const auto& a : runs)
-    c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
-                   ClusteringInput{"actual", ints(items), ints(a)}, nullptr,
-                   MetricFamily::kPointwise);
+  const std::vector<Comparison> c = random_runs(5, 40, 12, 3);
   std::vector<ClusterSums> sums;
   for (const Comparison& x : c) sums.push_back(truth_cluster_sums(x, nullptr));
   const BootstrapResult b = paired_bootstrap(sums, {300, 3, 0.95});
@@ -527,20 +535,7 @@ TEST(Bootstrap, InclusionProbabilitiesCorrectEachClustersSpread) {
 // The common scope's share drawn scales every spread (detail::pair_corrected): all of the
 // population drawn, nothing varies.
 TEST(Bootstrap, TheCommonScopesShareDrawnNarrowsTheSpread) {
-  std::mt19937_64 gen(12);
-  const size_t n = 60;
-  std::vector<int64_t> items(n), truth(n);
-  std::vector<std::vector<int64_t>> runs(2, std::vector<int64_t>(n));
-  for (size_t i = 0; i < n; ++i) {
-    items[i] = int64_t(i);
-    truth[i] = int64_t(gen() % 10);
-    for (auto& a : runs) a[i] = gen() % 3 == 0 ? int64_t(gen() % 4) : truth[i] + 100;
-  }
-  std::vector<Comparison> c;
-  for (const auto& a : runs)
-    c.emplace_back(ClusteringInput{"truth", ints(items), ints(truth)},
-                   ClusteringInput{"actual", ints(items), ints(a)}, nullptr,
-                   MetricFamily::kPointwise);
+  const std::vector<Comparison> c = random_runs(12, 60, 10, 2);
   std::vector<CellSums> s;
   for (const Comparison& x : c) s.push_back(cell_sums(x, nullptr));
   const BootstrapResult plain = paired_bootstrap(s, {400, 9, 0.9});

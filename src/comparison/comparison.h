@@ -168,11 +168,11 @@ std::vector<double> inclusion_probabilities(const JoinedClusterings& j,
 
 // The share f of the population that A's clusters are, the design in one number (the
 // common scope's bootstrap corrects by it; the entities scope's, each cluster by its own
-// π_c): in [0, 1]. The variance of a
-// design-weighted sum without replacement is Σ_c (1 − π_c)·(d_c·y_c)², of the bootstrap's
-// Σ_c (d_c·y_c)²: f is the mean of π_c (inclusion_probabilities()) weighted by (d_c·w(c))²,
-// a cluster's weight standing in for its term y_c, so that 1 − f is their ratio. Uniform:
-// the truth's share of the items. O(items).
+// π_c): in [0, 1]. The variance of a design-weighted sum without replacement is
+// Σ_c (1 − π_c)·(d_c·y_c)², of the bootstrap's Σ_c (d_c·y_c)²: f is the mean of π_c
+// (inclusion_probabilities()) weighted by (d_c·w(c))², a cluster's weight standing in for
+// its term y_c, so that 1 − f is their ratio. Uniform: the truth's share of the items.
+// O(items).
 double sampled_share(const JoinedClusterings& j, const std::vector<double>& design,
                      bool inverse_probabilities);
 

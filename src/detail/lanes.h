@@ -33,6 +33,22 @@ typedef int64_t LaneMask4 __attribute__((vector_size(32)));
   sum = t;
 }
 
+// A compensated sum in four lanes: value i of a stream goes to lane i % 4, and the lanes
+// are added in order at the end. Its bits depend on the stream alone (not on threads),
+// and the four lanes' additions do not wait on one another as one sum's do.
+struct LaneSum {
+  Lanes4 sum = {0, 0, 0, 0}, comp = {0, 0, 0, 0};
+  [[gnu::always_inline]] void add(Lanes4 x) { neumaier_add4(sum, comp, x); }
+  KahanSum value() const {
+    double s[4], c[4];
+    store4(s, sum);
+    store4(c, comp);
+    KahanSum out;
+    for (int l = 0; l < 4; ++l) out.add(KahanSum{s[l], c[l]});
+    return out;
+  }
+};
+
 // sum[i], comp[i] += k * x[i] for i < n, each a compensated sum: four at a time, the rest
 // one by one, every element with neumaier_add()'s operations (so the same bits).
 [[gnu::always_inline]] inline void neumaier_add_scaled(double* sum, double* comp, double k,

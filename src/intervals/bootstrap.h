@@ -147,9 +147,11 @@ struct BootstrapResult {
 
 // Throws std::invalid_argument for no runs, runs of different truth clusters, design
 // weights, groups or metrics, or options out of range. Deterministic for a given seed.
-// O(resamples × (clusters + Σ entries × metrics)) time (CellSums: + cells, and as many
-// jackknife replicates as clusters, at most 200, each costing what a resample does); every
-// resample's values are kept: (runs + pairs) × groups × metrics × resamples doubles.
+// O(resamples × (clusters + Σ entries × metrics)) time (CellSums: entries of the cells
+// whose actual cluster holds several truth clusters' items, the others summed per truth
+// cluster once (intervals/recomputed_cells.h), and as many jackknife replicates as
+// clusters, at most 200, each costing what a resample does); every resample's values are
+// kept: (runs + pairs) × groups × metrics × resamples doubles.
 BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o);
 BootstrapResult paired_bootstrap(const std::vector<CellSums>& runs, const BootstrapOptions& o);
 

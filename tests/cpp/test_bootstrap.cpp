@@ -1,8 +1,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <random>
+#include <utility>
 
 #include "comparison/comparison.h"
 #include "detail/normal.h"
@@ -10,6 +12,7 @@
 #include "helpers.h"
 #include "intervals/bootstrap.h"
 #include "intervals/jackknife.h"
+#include "intervals/recomputed_cells.h"
 
 using namespace clusterscore;
 using cstest::ints;
@@ -275,80 +278,104 @@ TEST(Bootstrap, OneTruthClusterGivesNoSpread) {
 // is an entity of its own; two item copies share an actual cluster if their items do and
 // they are not different copies of one truth cluster; every per-item metric from its
 // tp, fp, fn, tn over all copies, and the weighted means.
+// Every pointwise metric of a resample, by brute force over copies of the items: truth
+// clusters kept whole (one actual cluster each), split into actual clusters of their own,
+// and sharing actual clusters with others; clusters numbered in their own order and in a
+// given one (cluster_rank), overall and per slice.
 TEST(Bootstrap, CommonScopeResamplesRecomputeEveryItemByBruteForce) {
   std::mt19937_64 gen(8);
-  const size_t n = 50;
+  const size_t n = 80;
   std::vector<int64_t> items(n), truth(n), actual(n);
   std::vector<double> w(n);
   for (size_t i = 0; i < n; ++i) {
     items[i] = int64_t(i);
-    truth[i] = int64_t(gen() % 8);
-    actual[i] = gen() % 3 == 0 ? int64_t(gen() % 4) : truth[i] + 100;
+    truth[i] = int64_t(gen() % 16);
+    const bool whole = truth[i] % 4 == 0, shared = gen() % 3 == 0;
+    actual[i] = whole    ? truth[i] + 1000
+                : shared ? int64_t(gen() % 4)
+                         : truth[i] + 100 * int64_t(1 + gen() % 2);
     w[i] = 0.5 + double(gen() % 100) / 40;
   }
   ItemsInput table{ints(items), w.data()};
   const Comparison c(ClusteringInput{"truth", ints(items), ints(truth)},
                      ClusteringInput{"actual", ints(items), ints(actual)}, &table,
                      MetricFamily::kPointwise);
-  const BootstrapOptions o{50, 3, 0.8};
-  const BootstrapResult got = paired_bootstrap({cell_sums(c, nullptr)}, o);
+  ItemGrouping slices;
+  slices.n_groups = 3;
+  for (size_t i = 0; i < n; ++i) slices.item_group.push_back(i % 7 == 0 ? kNone : uint32_t(i % 3));
   const size_t k = c.joined().n_a_clusters();
   const auto& a = c.joined().a_cluster;
-  std::vector<std::vector<double>> resampled(got.metrics.size());
-  for (size_t r = 0; r < o.resamples; ++r) {
-    detail::Random rng = detail::Random::stream(o.seed, r);
-    std::vector<uint32_t> times(k, 0);
-    for (size_t d = 0; d < k; ++d)
-      ++times[size_t((static_cast<unsigned __int128>(rng.next()) * k) >> 64)];
-    struct Copy {
-      size_t item, copy;
-    };
-    std::vector<Copy> copies;
-    for (size_t i = 0; i < n; ++i)
-      for (size_t t = 0; t < times[a[i]]; ++t) copies.push_back({i, t});
-    double total = 0, sw = 0, sp = 0, sr = 0, together = 0, pa = 0, pt = 0;
-    for (const Copy& x : copies) total += w[x.item];
-    for (const Copy& x : copies) {
-      double tp = 0, fp = 0, fn = 0;
-      for (const Copy& y : copies) {
-        const bool same_truth = a[x.item] == a[y.item] && x.copy == y.copy;
-        const bool same_actual =
-            actual[x.item] == actual[y.item] && (a[x.item] != a[y.item] || x.copy == y.copy);
-        tp += same_truth && same_actual ? w[y.item] : 0;
-        fp += !same_truth && same_actual ? w[y.item] : 0;
-        fn += same_truth && !same_actual ? w[y.item] : 0;
+  std::vector<uint32_t> reversed(k);
+  for (uint32_t t = 0; t < k; ++t) reversed[t] = uint32_t(k - 1 - t);
+  for (const ItemGrouping* grouping :
+       {static_cast<const ItemGrouping*>(nullptr), &std::as_const(slices)})
+    for (const std::vector<uint32_t>& rank : {std::vector<uint32_t>{}, reversed}) {
+      const std::vector<CellSums> runs{cell_sums(c, grouping)};
+      const intervals_detail::RecomputedCells engine(runs, rank);
+      const size_t groups = engine.groups(), width = engine.layout().width();
+      for (int draw = 0; draw < 20; ++draw) {
+        std::vector<uint32_t> counted(k);  // by place
+        for (uint32_t& x : counted) x = uint32_t(gen() % 4);
+        std::vector<double> got;
+        engine.compute(counted.data(), &got);
+        const auto times = [&](size_t i) {
+          return size_t(counted[rank.empty() ? a[i] : rank[a[i]]]);
+        };
+        struct Copy {
+          size_t item, copy;
+        };
+        std::vector<Copy> copies;
+        for (size_t i = 0; i < n; ++i)
+          for (size_t t = 0; t < times(i); ++t) copies.push_back({i, t});
+        double total = 0;
+        for (const Copy& x : copies) total += w[x.item];
+        // Per group: the means' sums, the weight, and the pair sums.
+        std::vector<std::array<double, 12>> sums(groups);
+        for (const Copy& x : copies) {
+          const uint32_t g = grouping ? grouping->item_group[x.item] : 0;
+          if (g == kNone) continue;
+          double tp = 0, fp = 0, fn = 0;
+          for (const Copy& y : copies) {
+            const bool same_truth = a[x.item] == a[y.item] && x.copy == y.copy;
+            const bool same_actual =
+                actual[x.item] == actual[y.item] && (a[x.item] != a[y.item] || x.copy == y.copy);
+            tp += same_truth && same_actual ? w[y.item] : 0;
+            fp += !same_truth && same_actual ? w[y.item] : 0;
+            fn += same_truth && !same_actual ? w[y.item] : 0;
+          }
+          const double wi = w[x.item], u = tp + fp + fn;
+          const double values[] = {tp / (tp + fp),
+                                   tp / (tp + fn),
+                                   2 * tp / (2 * tp + fp + fn),
+                                   (total - fp - fn) / total,
+                                   tp / u,
+                                   (fp + fn) / u,
+                                   fp / (tp + fp),
+                                   fn / (tp + fn)};
+          for (int m = 0; m < 8; ++m) sums[g][m] += wi * values[m];
+          sums[g][8] += wi;
+          sums[g][9] += wi * (tp - wi);
+          sums[g][10] += wi * (tp + fp - wi);
+          sums[g][11] += wi * (tp + fn - wi);
+        }
+        for (size_t g = 0; g < groups; ++g) {
+          const double* row = got.data() + g * width;
+          if (sums[g][8] == 0) {
+            EXPECT_TRUE(std::isnan(row[0]));
+            continue;
+          }
+          for (int m = 0; m < 8; ++m) EXPECT_NEAR(row[m], sums[g][m] / sums[g][8], 1e-12) << m;
+          const auto ratio = [](double x, double y) { return y > 0 ? x / y : std::nan(""); };
+          const double pp = ratio(sums[g][9], sums[g][10]), pr = ratio(sums[g][9], sums[g][11]);
+          for (const auto& [at, want] : {std::pair{9, pp}, std::pair{10, pr}}) {
+            if (std::isnan(want))
+              EXPECT_TRUE(std::isnan(row[at]));
+            else
+              EXPECT_NEAR(row[at], want, 1e-12) << at;
+          }
+        }
       }
-      const double wi = w[x.item];
-      sw += wi;
-      sp += wi * tp / (tp + fp);
-      sr += wi * tp / (tp + fn);
-      together += wi * (tp - wi);
-      pa += wi * (tp + fp - wi);
-      pt += wi * (tp + fn - wi);
     }
-    resampled[0].push_back(sp / sw);
-    resampled[1].push_back(sr / sw);
-    resampled[2].push_back(pa > 0 ? together / pa : std::nan(""));
-  }
-  const auto value = [&](const std::string& m) -> const ValueRow& {
-    for (const ValueRow& v : got.values)
-      if (got.metrics[v.metric] == m) return v;
-    throw std::runtime_error("no metric");
-  };
-  const char* names[] = {"precision", "recall", "pair_precision"};
-  for (int m = 0; m < 3; ++m) {
-    std::vector<double> d;
-    for (double x : resampled[m])
-      if (!std::isnan(x)) d.push_back(x);
-    double avg = 0, var = 0;
-    for (double x : d) avg += x / double(d.size());
-    for (double x : d) var += (x - avg) * (x - avg) / double(d.size() - 1);
-    const ValueRow& v = value(names[m]);
-    EXPECT_EQ(v.spread.resamples, d.size()) << names[m];
-    EXPECT_NEAR(v.spread.std_error, std::sqrt(var), 1e-12) << names[m];
-    EXPECT_GT(v.spread.std_error, 0) << names[m];
-  }
-  EXPECT_NEAR(value("precision").estimate, c.overall().column("precision")[0], 1e-14);
 }
 
 TEST(Bootstrap, DesignWeightsWeightEachTruthClustersItems) {

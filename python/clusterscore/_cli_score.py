@@ -112,6 +112,8 @@ def evaluate(
     result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
                          slices=slice_ or [], **options)  # fmt: skip
     estimation = report.estimation_summary(result)
+    if intervals_on:  # overall and every slice from one bootstrap
+        result.prepare_intervals([None, *(slice_ or [])])
     intervals = result.intervals_table() if intervals_on else None
     slices, slice_intervals = {}, {}
     for s in slice_ or []:  # a slice's table, then its intervals: one grouping

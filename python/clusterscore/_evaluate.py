@@ -148,29 +148,66 @@ class Evaluation(Comparison):
 
     def intervals_table(self, by: str | Sequence[str] | None = None) -> pa.Table:
         """`intervals(by)` as an Arrow table (computed once per `by`)."""
-        key = None if by is None else (by,) if isinstance(by, str) else tuple(by)
-        if key not in self._intervals:
-            self._intervals[key] = self._bootstrap_values(key)
+        key = None if by is None else _key(by)
+        self.prepare_intervals([key])
         return self._intervals[key]
 
     @cached_property
     def _intervals(self) -> dict[tuple[str, ...] | None, pa.Table]:
         return {}
 
-    def _bootstrap_values(self, by: tuple[str, ...] | None) -> pa.Table:
+    def prepare_intervals(self, bys: Sequence[str | Sequence[str] | None]) -> None:
+        """Computes `intervals(by)` for each of `bys` at once: one bootstrap draws the
+        resamples for all of them (each table is the same as its own call gives), within
+        the memory its resamples may hold; a `by` already computed is not drawn again."""
+        keys = list(dict.fromkeys(None if b is None else _key(b) for b in bys))
+        todo = [k for k in keys if k not in self._intervals]
         most = most_interval_groups(self.bootstrap.resamples, 1)
-        grouping, labels_of = (None, None) if by is None else self.interval_grouping(list(by), most)
-        sums = [_core.run_sums(self._core, grouping)]
+        parts = [(None, None) if k is None else self.interval_grouping(list(k), most) for k in todo]
+        batch: list[int] = []
+        held = 0
+        for i, (grouping, _) in enumerate(parts):
+            n = 1 if grouping is None else int(grouping.n_groups)
+            if batch and held + n > most:
+                self._bootstrap_values([todo[j] for j in batch], [parts[j] for j in batch])
+                batch, held = [], 0
+            batch.append(i)
+            held += n
+        if batch:
+            self._bootstrap_values([todo[j] for j in batch], [parts[j] for j in batch])
+
+    def _bootstrap_values(self, keys: list[tuple[str, ...] | None], parts: list[Any]) -> None:
+        """One bootstrap of the groupings `parts` (grouping, labels), stacked; each key's
+        rows kept as its intervals."""
+        sums = [_core.stacked_sums(self._core, [g for g, _ in parts])]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank)
         self.clusters_resampled = result["clusters"]
-        return values_table(result["values"], labels_of)
+        values = result["values"]
+        first = 0
+        for key, (grouping, labels_of) in zip(keys, parts, strict=True):
+            n = 1 if grouping is None else int(grouping.n_groups)
+            self._intervals[key] = values_table(groups_of(values, first, n), labels_of)
+            first += n
 
     def hold_intervals(self, by: tuple[str, ...] | None, table: pa.Table, clusters: int) -> None:
         """Keeps `table` as `intervals(by)`: this run's rows of a paired bootstrap that drew
         the same resamples (a comparison's), so that they are not drawn again."""
         self._intervals.setdefault(by, table)
         self.clusters_resampled = clusters
+
+
+def _key(by: str | Sequence[str]) -> tuple[str, ...]:
+    return (by,) if isinstance(by, str) else tuple(by)
+
+
+def groups_of(d: dict[str, Any], first: int, n: int) -> dict[str, Any]:
+    """A stacked bootstrap's rows of groups [first, first + n), numbered from 0."""
+    group = np.asarray(d["group"])
+    keep = (group >= first) & (group < first + n)
+    out = {k: np.asarray(v)[keep] for k, v in d.items()}
+    out["group"] = group[keep] - first
+    return out
 
 
 def values_table(d: dict[str, Any], labels_of: Any, run: int | None = None) -> pa.Table:

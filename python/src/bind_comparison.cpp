@@ -219,6 +219,13 @@ void bind_comparison(nb::module_& m) {
         return without_gil([&] { return run_sums(c, g); });
       },
       nb::arg("comparison"), nb::arg("grouping").none());
+  // The same of several groupings, their groups one after another: one bootstrap for all.
+  m.def(
+      "stacked_sums",
+      [](const Comparison& c, const std::vector<const ItemGrouping*>& groupings) {
+        return without_gil([&] { return run_sums(c, groupings); });
+      },
+      nb::arg("comparison"), nb::arg("groupings"));
   // A cluster column as codes and first rows (ColumnCodes), for Python to keep the codes
   // and the first rows' values in place of the strings.
   m.def(

@@ -83,6 +83,13 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping);
 // What the bootstrap needs of one run: CellSums where the common scope's pointwise scores
 // are recomputed from the clusters drawn, ClusterSums otherwise (the choice above).
 std::variant<ClusterSums, CellSums> run_sums(const Comparison& c, const ItemGrouping* grouping);
+// run_sums() of several groupings at once (null: every item in one group), their groups
+// numbered one grouping after another (grouping i's from the sum of the earlier ones'
+// n_groups): one bootstrap then draws the resamples once for all of them, and each
+// grouping's rows are the same bits as its own bootstrap's. Throws std::invalid_argument
+// for no groupings.
+std::variant<ClusterSums, CellSums> run_sums(const Comparison& c,
+                                             const std::vector<const ItemGrouping*>& groupings);
 
 struct BootstrapOptions {
   uint32_t resamples = 1000;  // > 0

@@ -1,6 +1,8 @@
 // What the bootstrap needs of one run (bootstrap.h): sums per truth cluster, or per cell, and
 // group, each an aggregate_totals() over a compound key.
 #include <stdexcept>
+#include <type_traits>
+#include <variant>
 
 #include "detail/interrupt.h"
 #include "input/interner.h"
@@ -136,6 +138,41 @@ std::variant<ClusterSums, CellSums> run_sums(const Comparison& c, const ItemGrou
   if (c.family() == MetricFamily::kPointwise && c.scope() == TruthScope::kCommon)
     return cell_sums(c, grouping);
   return truth_cluster_sums(c, grouping);
+}
+
+namespace {
+
+// `to` with `from`'s entries after its own, their groups after its groups.
+void append(ClusterSums* to, ClusterSums&& from) {
+  for (uint32_t& g : from.group) g += uint32_t(to->n_groups);
+  to->n_groups += from.n_groups;
+  to->cluster.insert(to->cluster.end(), from.cluster.begin(), from.cluster.end());
+  to->group.insert(to->group.end(), from.group.begin(), from.group.end());
+  to->weight.insert(to->weight.end(), from.weight.begin(), from.weight.end());
+  to->sums.insert(to->sums.end(), from.sums.begin(), from.sums.end());
+}
+void append(CellSums* to, CellSums&& from) {
+  for (uint32_t& g : from.group) g += uint32_t(to->n_groups);
+  to->n_groups += from.n_groups;
+  to->cell.insert(to->cell.end(), from.cell.begin(), from.cell.end());
+  to->group.insert(to->group.end(), from.group.begin(), from.group.end());
+  to->weight.insert(to->weight.end(), from.weight.begin(), from.weight.end());
+  to->weight_sq.insert(to->weight_sq.end(), from.weight_sq.begin(), from.weight_sq.end());
+}
+
+}  // namespace
+
+std::variant<ClusterSums, CellSums> run_sums(const Comparison& c,
+                                             const std::vector<const ItemGrouping*>& groupings) {
+  if (groupings.empty()) throw std::invalid_argument("clusterscore: run_sums needs a grouping");
+  std::variant<ClusterSums, CellSums> out = run_sums(c, groupings[0]);
+  for (size_t i = 1; i < groupings.size(); ++i)
+    std::visit(
+        [&](auto& sums) {
+          append(&sums, std::get<std::decay_t<decltype(sums)>>(run_sums(c, groupings[i])));
+        },
+        out);
+  return out;
 }
 
 }  // namespace clusterscore

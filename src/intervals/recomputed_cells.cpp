@@ -19,19 +19,64 @@ using Column = detail::PointwiseColumn;
 // Where a sum of the run's values goes: its kSums values after the weight.
 constexpr size_t kTogether = detail::kPointwiseMetrics;
 
-// Entry e of a cell that is its whole actual cluster (actual = tp exactly): its kSums
-// values, weighted by its items' weight (accuracy's as Σw·(fp + fn), see the header).
+// What the entries of a cell that is its whole actual cluster (fp = 0, actual = tp) sum,
+// after their weight W: Σw·recall, which is Σw·jaccard_index (u = tp + fn), Σw·f1, Σw·fn
+// (accuracy's, see the header), Σw·jaccard_distance, Σw·under_merge_rate, and the pair
+// sums `together` (which is `actual`'s) and `truth`. Precision's Σw·1 is W, and
+// over_merge_rate's Σw·0 is 0.
+enum Fixed : size_t { kRecall, kF1, kMissed, kDistance, kUnder, kTogetherPairs, kTruthPairs };
+constexpr size_t kFixedSums = 7;
+
+// Entry e of such a cell: its kFixedSums values.
 void fixed_values(const CellSums& r, size_t e, double* v) {
   const uint32_t k = r.cell[e];
   const double tp = r.cell_weight[k], wr = r.row_weight[r.row[k]], w = r.weight[e];
   double m[detail::kPointwiseMetrics];
   detail::pointwise_row({tp, wr, tp, wr - tp, 0.0}, wr, m);
-  for (int x = 0; x < detail::kPointwiseMetrics; ++x) v[x] = m[x] * w;
-  v[Column::kAccuracy] = w * (wr - tp);
+  v[kRecall] = m[Column::kRecall] * w;
+  v[kF1] = m[Column::kF1] * w;
+  v[kMissed] = w * (wr - tp);
+  v[kDistance] = m[Column::kJaccardDistance] * w;
+  v[kUnder] = m[Column::kUnderMergeRate] * w;
   const detail::PairTerms t =
       detail::cell_pair_terms(w * r.scale, r.weight_sq[e], tp, tp, wr, r.scale);
-  v[kTogether] = t.together, v[kTogether + 1] = t.actual, v[kTogether + 2] = t.truth;
+  v[kTogetherPairs] = t.together, v[kTruthPairs] = t.truth;
 }
+
+// Per group, fixed cells' weights and sums over a resample (compensated), and what they
+// add to the group's kSums.
+class FixedGroupSums {
+ public:
+  explicit FixedGroupSums(size_t groups)
+      : w_(groups), sum_(groups * kFixedSums, 0.0), comp_(groups * kFixedSums, 0.0) {}
+  [[gnu::always_inline]] void add(size_t g, double k, double weight, const double* values) {
+    w_[g].add(k * weight);
+    detail::neumaier_add_scaled(sum_.data() + g * kFixedSums, comp_.data() + g * kFixedSums, k,
+                                values, kFixedSums);
+  }
+  void add_to(GroupSums* sums) const {
+    for (size_t g = 0; g < w_.size(); ++g) {
+      const auto at = [&](size_t x) {
+        return KahanSum{sum_[g * kFixedSums + x], comp_[g * kFixedSums + x]};
+      };
+      sums->add_weight(g, w_[g]);
+      sums->add_to(g, Column::kPrecision, w_[g]);
+      sums->add_to(g, Column::kRecall, at(kRecall));
+      sums->add_to(g, Column::kJaccardIndex, at(kRecall));
+      sums->add_to(g, Column::kF1, at(kF1));
+      sums->add_to(g, Column::kAccuracy, at(kMissed));
+      sums->add_to(g, Column::kJaccardDistance, at(kDistance));
+      sums->add_to(g, Column::kUnderMergeRate, at(kUnder));
+      sums->add_to(g, kTogether, at(kTogetherPairs));
+      sums->add_to(g, kTogether + 1, at(kTogetherPairs));
+      sums->add_to(g, kTogether + 2, at(kTruthPairs));
+    }
+  }
+
+ private:
+  std::vector<KahanSum> w_;
+  std::vector<double> sum_, comp_;
+};
 
 // Adds entry e of a fixed cell, of the truth cluster drawn `place`-th, to the (cluster,
 // group) entry of `out` it belongs to; the cluster's entries so far start at `first`
@@ -41,7 +86,7 @@ void add_fixed(const CellSums& r, size_t e, uint32_t place, size_t first, SplitC
   const uint32_t g = r.group[e];
   size_t at = first;
   while (at < out->fixed_row.size() && out->fixed_group[at] != g) ++at;
-  constexpr size_t n = RecomputedCells::kSums;
+  constexpr size_t n = kFixedSums;
   if (at == out->fixed_row.size()) {
     out->fixed_row.push_back(place);
     out->fixed_group.push_back(g);
@@ -173,7 +218,7 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
     add_fixed(r, e, p, row_first, &out, &comp);
   }
   by_group(r.n_groups, whole_group, &out);
-  constexpr size_t n = RecomputedCells::kSums;
+  constexpr size_t n = kFixedSums;
   for (size_t at = 0; at < out.fixed_row.size(); ++at) {
     out.fixed_weight[at] += comp[at * (n + 1) + n];
     for (size_t x = 0; x < n; ++x) out.fixed_sums[at * n + x] += comp[at * (n + 1) + x];
@@ -251,10 +296,13 @@ void RecomputedCells::add_run(size_t run, const uint32_t* n, GroupSums* sums) co
   // Whole clusters: their weight and pair term, per group.
   std::vector<KahanSum> whole(2 * sums->groups());
   for (size_t g = 0; g < sums->groups(); ++g) whole_sums(s, g, n, &whole[2 * g], &whole[2 * g + 1]);
+  FixedGroupSums fixed(sums->groups());
   for (size_t i = 0; i < s.fixed_row.size(); ++i) {
     const double k = times(s.fixed_row[i]);
-    if (k != 0) sums->add(s.fixed_group[i], k, s.fixed_weight[i], s.fixed_sums.data() + i * kSums);
+    if (k != 0)
+      fixed.add(s.fixed_group[i], k, s.fixed_weight[i], s.fixed_sums.data() + i * kFixedSums);
   }
+  fixed.add_to(sums);
   // Cells of shared actual clusters: their draws, read in order of place (the draws of
   // millions of clusters do not fit in a cache, their cells' do).
   thread_local std::vector<double> drawn;

@@ -33,7 +33,8 @@ struct SplitCells {
   std::vector<uint32_t> whole_row;
   std::vector<double> whole_weight, whole_pairs;
   // The other cells that are a whole actual cluster, summed per (truth cluster, group):
-  // the weight and the sums (kSums per entry).
+  // the weight and the sums that vary among them (recomputed_cells.cpp, kFixedSums per
+  // entry).
   std::vector<uint32_t> fixed_row, fixed_group;
   std::vector<double> fixed_weight, fixed_sums;
   // Cells that share their actual cluster with another truth cluster, recomputed each
@@ -68,11 +69,13 @@ class RecomputedCells {
   // Its estimates depend on pairs of truth clusters drawn together: its spread is brought
   // to the design's with the jackknife's (detail::pair_corrected).
   static constexpr bool kPairTerms = true;
-  // Truth clusters as resamples number them: their place in the order of drawing.
+  // Truth clusters as resamples number them: their place in the order of drawing. Every
+  // cluster with common items, whether or not the grouping holds its items: its items are
+  // false merges of others', so leaving it out is part of what the jackknife measures.
   template <class F>
   void for_each_cluster(F f) const {
     for (const CellSums& r : runs_)
-      for (uint32_t k : r.cell) f(place(r.row[k]));
+      for (uint32_t row : r.row) f(place(row));
   }
   template <class F>
   void for_each_entry(size_t run, F f) const {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <random>
 #include <utility>
+#include <variant>
 
 #include "comparison/comparison.h"
 #include "detail/normal.h"
@@ -608,4 +609,43 @@ TEST(Bootstrap, SampledShareFromTheDesignAndThePopulationsItems) {
   const std::vector<double> pi = inclusion_probabilities(j, inverse_size_design(j), false);
   ASSERT_EQ(pi.size(), 3u);
   for (size_t c = 0; c < 3; ++c) EXPECT_NEAR(pi[c], 3.0 * double(c + 1) / 20, 1e-15);
+}
+
+// Groupings stacked into one bootstrap give each grouping's rows with the same bits as its
+// own bootstrap, in either scope, with a slice that leaves some items out.
+TEST(Bootstrap, StackedGroupingsGiveEachGroupingsOwnRows) {
+  const std::vector<Comparison> runs = random_runs(21, 300, 40, 2);
+  ItemGrouping some;  // three groups, every fifth item in none
+  some.n_groups = 3;
+  for (size_t i = 0; i < runs[0].joined().n_items(); ++i)
+    some.item_group.push_back(i % 5 == 0 ? kNone : uint32_t(i % 3));
+  const BootstrapOptions o{40, 9, 0.9};
+  const auto both = [&](const std::vector<const ItemGrouping*>& gs) {
+    std::vector<std::variant<ClusterSums, CellSums>> s;
+    for (const Comparison& c : runs) s.push_back(run_sums(c, gs));
+    std::vector<CellSums> cells;
+    for (auto& x : s) cells.push_back(std::get<CellSums>(x));
+    return paired_bootstrap(cells, o);
+  };
+  const BootstrapResult stacked = both({nullptr, &some});
+  const BootstrapResult overall = both({nullptr}), sliced = both({&some});
+  const auto same = [](const Spread& a, const Spread& b) {
+    const auto eq = [](double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); };
+    return eq(a.std_error, b.std_error) && eq(a.ci_low, b.ci_low) && eq(a.ci_high, b.ci_high) &&
+           a.resamples == b.resamples && a.none == b.none;
+  };
+  size_t checked = 0;
+  for (const DeltaRow& x : stacked.rows) {
+    const BootstrapResult& own = x.group == 0 ? overall : sliced;
+    const uint32_t group = x.group == 0 ? 0 : x.group - 1;
+    for (const DeltaRow& y : own.rows)
+      if (y.group == group && y.metric == x.metric) {
+        EXPECT_EQ(x.delta, y.delta);
+        EXPECT_TRUE(same(x.spread, y.spread)) << x.group << " " << stacked.metrics[x.metric];
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, overall.rows.size() + sliced.rows.size());
+  EXPECT_EQ(stacked.values.size(), overall.values.size() + sliced.values.size());
+  EXPECT_THROW(run_sums(runs[0], std::vector<const ItemGrouping*>{}), std::invalid_argument);
 }

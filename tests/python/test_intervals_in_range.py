@@ -115,3 +115,20 @@ def test_every_written_interval_by_many_small_slices(items, scope, tmp_path):
     assert shown and not _bad(shown, 0.0)
     shown = list(_report_rows(tmp_path / "two.html"))
     assert shown and not _bad(shown, -1.0)
+
+
+@pytest.mark.parametrize("scope", ["common", "entities"])
+def test_intervals_prepared_together_are_each_by_s_own(items, scope):
+    """prepare_intervals draws the resamples once for the overall values and every slice
+    column (the command line's path): each table is the one its own call gives, to the
+    bit (items in no group: tests/cpp/test_bootstrap.cpp)."""
+    truth, actual = EXAMPLE / "truth.csv", EXAMPLE / "actual.csv"
+
+    def fresh() -> cs.Evaluation:
+        return cs.evaluate(truth, actual, items, truth_scope=scope, resamples=60, seed=4)
+
+    together = fresh()
+    together.prepare_intervals([None, "bucket", "country", ("country", "source")])
+    for by in (None, "bucket", "country", ("country", "source")):
+        alone = fresh().intervals(by)
+        pd.testing.assert_frame_equal(together.intervals(by), alone, check_exact=True)

@@ -267,6 +267,7 @@ def compare(
     frames = {name: read(path) for name, path in named.items()}
     result = compare_on(read(truth), frames, read(items), engine=engine.value,
                         slices=slice_ or [], **options)  # fmt: skip
+    result.prepare_deltas([None, *(slice_ or [])])  # one bootstrap for all
     overall = result.deltas_table()
     slices = {s: result.deltas_table(s) for s in slice_ or []}
     coverage = {name: e.coverage for name, e in result.evaluations.items()}

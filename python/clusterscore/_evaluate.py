@@ -120,7 +120,7 @@ class Evaluation(Comparison):
         return scores
 
     @cached_property
-    def cluster_rank(self) -> list[int]:
+    def cluster_rank(self) -> np.ndarray:
         """Per truth cluster (the core's order), its place in the order of the clusters' ids:
         the order the bootstrap draws them in, so that a seed gives the same resamples
         whatever the truth's row order or the engine that read it."""
@@ -130,9 +130,9 @@ class Evaluation(Comparison):
         if pa.types.is_dictionary(labels.type):
             labels = labels.dictionary_decode()
         order = pc.sort_indices(labels).to_numpy()
-        rank = np.empty(len(order), dtype=np.int64)
-        rank[order] = np.arange(len(order))
-        return rank.tolist()
+        rank = np.empty(len(order), dtype=np.uint32)
+        rank[order] = np.arange(len(order), dtype=np.uint32)
+        return rank
 
     def intervals(self, by: str | Sequence[str] | None = None) -> pd.DataFrame:
         """Per metric (and value of the items-table column(s) `by`): the estimate, its
@@ -148,7 +148,7 @@ class Evaluation(Comparison):
 
     def intervals_table(self, by: str | Sequence[str] | None = None) -> pa.Table:
         """`intervals(by)` as an Arrow table (computed once per `by`)."""
-        key = None if by is None else _key(by)
+        key = None if by is None else interval_key(by)
         self.prepare_intervals([key])
         return self._intervals[key]
 
@@ -160,7 +160,7 @@ class Evaluation(Comparison):
         """Computes `intervals(by)` for each of `bys` at once: one bootstrap draws the
         resamples for all of them (each table is the same as its own call gives), within
         the memory its resamples may hold; a `by` already computed is not drawn again."""
-        keys = list(dict.fromkeys(None if b is None else _key(b) for b in bys))
+        keys = list(dict.fromkeys(None if b is None else interval_key(b) for b in bys))
         todo = [k for k in keys if k not in self._intervals]
         most = most_interval_groups(self.bootstrap.resamples, 1)
         parts = [(None, None) if k is None else self.interval_grouping(list(k), most) for k in todo]
@@ -197,7 +197,8 @@ class Evaluation(Comparison):
         self.clusters_resampled = clusters
 
 
-def _key(by: str | Sequence[str]) -> tuple[str, ...]:
+def interval_key(by: str | Sequence[str]) -> tuple[str, ...]:
+    """A slice column's name, or several, as intervals and deltas are kept by."""
     return (by,) if isinstance(by, str) else tuple(by)
 
 

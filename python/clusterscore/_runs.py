@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from . import _arrays, _core, _engine
 from ._estimates import BootstrapOptions, interval_notes, most_interval_groups, scope_of
-from ._evaluate import Evaluation, values_table
+from ._evaluate import Evaluation, groups_of, interval_key, values_table
 from ._io import load_clustering, load_items
 from ._progress import step
 from ._two_clusterings import reading
@@ -145,37 +145,69 @@ class RunComparison:
     def deltas_table(self, column: str | Sequence[str] | None = None) -> pa.Table:
         """`deltas()` as an Arrow table (computed once per `column`: the command line
         prints, writes and reports the same table)."""
-        key = None if column is None else (column,) if isinstance(column, str) else tuple(column)
-        if key not in self._deltas:
-            self._deltas[key] = self._paired_deltas(column)
+        key = None if column is None else interval_key(column)
+        self.prepare_deltas([key])
         return self._deltas[key]
 
-    def _paired_deltas(self, column: str | Sequence[str] | None) -> pa.Table:
+    def prepare_deltas(self, columns: Sequence[str | Sequence[str] | None]) -> None:
+        """Computes `deltas(column)` for each of `columns` at once: one bootstrap draws the
+        resamples for all of them (each table is the same as its own call gives), within
+        the memory its resamples may hold; a column already computed is not drawn again."""
+        keys = list(dict.fromkeys(None if c is None else interval_key(c) for c in columns))
+        todo = [k for k in keys if k not in self._deltas]
         evals = list(self.evaluations.values())
-        if column is None:
-            sums = [_core.run_sums(e.core, None) for e in evals]
-        else:
-            most = most_interval_groups(self.bootstrap.resamples, len(evals))
-            groupings = [e.interval_grouping(column, most) for e in evals]
-            sums = [_core.run_sums(e.core, g) for e, (g, _) in zip(evals, groupings, strict=True)]
+        most = most_interval_groups(self.bootstrap.resamples, len(evals))
+        parts = [
+            None if k is None else [e.interval_grouping(list(k), most) for e in evals] for k in todo
+        ]
+        batch: list[int] = []
+        held = 0
+        for i, p in enumerate(parts):
+            n = 1 if p is None else int(p[0][0].n_groups)
+            if batch and held + n > most:
+                self._paired_deltas([todo[j] for j in batch], [parts[j] for j in batch], most)
+                batch, held = [], 0
+            batch.append(i)
+            held += n
+        if batch:
+            self._paired_deltas([todo[j] for j in batch], [parts[j] for j in batch], most)
+
+    def _paired_deltas(
+        self, keys: list[tuple[str, ...] | None], parts: list[Any], most: int
+    ) -> None:
+        """One paired bootstrap of the runs by the groupings `parts` (per key, None or each
+        run's (grouping, labels)), stacked; each key's delta rows kept as its deltas."""
+        evals = list(self.evaluations.values())
+        sums = [
+            _core.stacked_sums(e.core, [None if p is None else p[run][0] for p in parts])
+            for run, e in enumerate(evals)
+        ]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             # The runs share the truth, and so its clusters' order.
             rank = evals[0].cluster_rank
             share = evals[0].sampled_share
             result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank)
         self.clusters_resampled = result["clusters"]
-        # Each run's values came from the same resamples as its own bootstrap would draw:
-        # kept as its intervals, unless the grouping was cut to fewer values than its own.
-        key = None if column is None else (column,) if isinstance(column, str) else tuple(column)
-        if column is None or all(int(g.n_groups) < most for g, _ in groupings):
-            labels_of = None if column is None else groupings[0][1]
-            for run, e in enumerate(evals):
-                if e.bootstrap == self.bootstrap and e.sampled_share == share:
-                    table = values_table(result["values"], labels_of, run)
-                    e.hold_intervals(key, table, result["clusters"])
-        d = result["deltas"]
+        first = 0
+        for key, p in zip(keys, parts, strict=True):
+            n = 1 if p is None else int(p[0][0].n_groups)
+            values = groups_of(result["values"], first, n)
+            d = groups_of(result["deltas"], first, n)
+            first += n
+            # Each run's values came from the same resamples as its own bootstrap would
+            # draw: kept as its intervals, unless the grouping was cut to fewer values
+            # than its own.
+            if p is None or all(int(g.n_groups) < most for g, _ in p):
+                labels_of = None if p is None else p[0][1]
+                for run, e in enumerate(evals):
+                    if e.bootstrap == self.bootstrap and e.sampled_share == share:
+                        table = values_table(values, labels_of, run)
+                        e.hold_intervals(key, table, result["clusters"])
+            self._deltas[key] = self._delta_rows(d, None if p is None else p[0][1])
+
+    def _delta_rows(self, d: dict[str, Any], labels_of: Any) -> pa.Table:
         # Every run groups the same items table the same way: the first run's labels serve.
-        labels = {} if column is None else groupings[0][1](d["group"])
+        labels = {} if labels_of is None else labels_of(d["group"])
         names = self.runs
         cols: dict[str, Any] = {
             "run_a": pa.array([names[i] for i in d["run_a"]]),

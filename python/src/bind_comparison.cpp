@@ -31,9 +31,10 @@ void put_spread(nb::dict& d, const std::vector<Spread>& s) {
 
 // The bootstrap's rows as columns (run and group indices, metric names): {"values": each
 // run's estimates, "deltas": each pair's}.
-nb::dict bootstrap_dict(const nb::list& sums, uint32_t resamples, uint64_t seed, double confidence,
-                        std::vector<uint32_t> cluster_rank) {
-  const BootstrapOptions o{resamples, seed, confidence, std::move(cluster_rank)};
+nb::dict bootstrap_dict(
+    const nb::list& sums, uint32_t resamples, uint64_t seed, double confidence,
+    nb::ndarray<const uint32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> rank) {
+  const BootstrapOptions o{resamples, seed, confidence, {rank.data(), rank.data() + rank.shape(0)}};
   BootstrapResult r;
   if (sums.size() > 0 && nb::isinstance<CellSums>(sums[0])) {
     std::vector<CellSums> runs;
@@ -225,7 +226,9 @@ void bind_comparison(nb::module_& m) {
       [](const Comparison& c, const std::vector<const ItemGrouping*>& groupings) {
         return without_gil([&] { return run_sums(c, groupings); });
       },
-      nb::arg("comparison"), nb::arg("groupings"));
+      nb::arg("comparison"), nb::arg("groupings"),
+      nb::sig("def stacked_sums(comparison: Comparison, groupings: collections.abc.Sequence["
+              "ItemGrouping | None]) -> ClusterSums | CellSums"));
   // A cluster column as codes and first rows (ColumnCodes), for Python to keep the codes
   // and the first rows' values in place of the strings.
   m.def(
@@ -261,7 +264,7 @@ void bind_comparison(nb::module_& m) {
         return nb::make_tuple(to_numpy(std::move(v.bytes)), offsets);
       });
   m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
-        nb::arg("confidence"), nb::arg("cluster_rank") = std::vector<uint32_t>{});
+        nb::arg("confidence"), nb::arg("cluster_rank"));
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
       .def_prop_ro("group_row", [](const ItemGrouping& g) { return to_numpy(g.group_row); })

@@ -105,6 +105,17 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   out.row_weight.assign(cells.row_weight.begin(), cells.row_weight.end());
   out.scale = pair_scale(cells);
   out.sampled_share = c.sampled_share();
+  if (!grouping && cells.weight_sq.size() == cells.size()) {
+    // Every item in one group: the entries are the cells, with their own sums.
+    out.cell.resize(cells.size());
+    for (size_t k = 0; k < cells.size(); ++k) out.cell[k] = uint32_t(k);
+    out.group.assign(cells.size(), 0);
+    out.weight.assign(cells.weight.begin(), cells.weight.end());
+    const double s2 = out.scale * out.scale;  // a power of two: exact
+    out.weight_sq.resize(cells.size());
+    for (size_t k = 0; k < cells.size(); ++k) out.weight_sq[k] = cells.weight_sq[k] * s2;
+    return out;
+  }
   const Entries e = entries_of(c, grouping, [&](size_t i) { return cell[i]; });
   // Σw, then Σ(w·scale)² as the weights of a second pass: a unit's Σw², scaled as its
   // items' weights would be (by a power of two: exactly).

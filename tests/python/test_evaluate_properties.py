@@ -116,4 +116,4 @@ def test_a_cluster_order_must_be_a_permutation():
     assert sorted(e.cluster_rank) == [0, 1]
     for bad in ([0, 0], [0], [0, 2], [1, 0, 2]):
         with pytest.raises(ValueError, match="cluster_rank must be a permutation"):
-            _core.paired_bootstrap(sums, 10, 0, 0.95, bad)
+            _core.paired_bootstrap(sums, 10, 0, 0.95, np.array(bad, dtype=np.uint32))

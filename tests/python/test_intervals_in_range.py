@@ -132,3 +132,22 @@ def test_intervals_prepared_together_are_each_by_s_own(items, scope):
     for by in (None, "bucket", "country", ("country", "source")):
         alone = fresh().intervals(by)
         pd.testing.assert_frame_equal(together.intervals(by), alone, check_exact=True)
+
+
+@pytest.mark.parametrize("scope", ["common", "entities"])
+def test_deltas_prepared_together_are_each_by_s_own(items, scope):
+    """prepare_deltas, as the command line's compare: each table (and each run's intervals
+    kept from it) is the one its own call gives, to the bit."""
+    truth = EXAMPLE / "truth.csv"
+    runs = {"a": EXAMPLE / "actual.csv", "b": EXAMPLE / "actual_v2.csv"}
+
+    def fresh() -> cs.RunComparison:
+        return cs.compare(truth, runs, items, truth_scope=scope, resamples=60, seed=4)
+
+    together = fresh()
+    together.prepare_deltas([None, "bucket", ("country", "source")])
+    for by in (None, "bucket", ("country", "source")):
+        alone = fresh()
+        pd.testing.assert_frame_equal(together.deltas(by), alone.deltas(by), check_exact=True)
+        held = together.evaluations["b"].intervals(by)
+        pd.testing.assert_frame_equal(held, alone.evaluations["b"].intervals(by), check_exact=True)

@@ -93,6 +93,7 @@ def _outputs() -> Iterator[tuple[str, Callable[[], Any]]]:
         yield f"{shape}/evaluate/country", lambda ev=ev: ev.per_slice("country")
         yield f"{shape}/evaluate/per_item", lambda ev=ev: ev.per_item()
         yield f"{shape}/evaluate/intervals", lambda ev=ev: ev.intervals("country")
+        yield f"{shape}/evaluate/intervals_overall", lambda ev=ev: ev.intervals()
         yield f"{shape}/evaluate/classic", lambda ev=ev: ev.classic
         whole = cs.evaluate(small, actual, items, truth_scope="entities",
                             cluster_weights="inverse_size", resamples=40, seed=7)  # fmt: skip
@@ -100,6 +101,10 @@ def _outputs() -> Iterator[tuple[str, Callable[[], Any]]]:
         yield f"{shape}/entities/intervals", lambda w=whole: w.intervals()
         yield f"{shape}/entities/country", lambda w=whole: w.per_slice("country")
         runs = {"a": actual, "b": _moved_again(actual)}
+        yield (
+            f"{shape}/compare_overall",
+            lambda r=runs, t=small, i=items: cs.compare(t, r, i, resamples=40, seed=8).deltas(),
+        )
         yield (
             f"{shape}/compare",
             lambda r=runs, t=small, i=items: cs.compare(t, r, i, resamples=40, seed=8).deltas(

@@ -10,6 +10,7 @@
 #include "detail/parallel.h"
 #include "detail/progress.h"
 #include "detail/random.h"
+#include "intervals/draws.h"
 #include "intervals/fixed_sums.h"
 #include "intervals/jackknife.h"
 #include "intervals/recomputed_cells.h"
@@ -17,6 +18,7 @@
 namespace clusterscore {
 namespace {
 
+using intervals_detail::DrawBlocks;
 using intervals_detail::FixedSums;
 using intervals_detail::RecomputedCells;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
@@ -38,38 +40,6 @@ void check_rank(const std::vector<uint32_t>& rank, size_t clusters) {
   if (!ok)
     throw std::invalid_argument(
         "clusterscore: cluster_rank must be a permutation of the truth's clusters");
-}
-
-// Places counted a block at a time: a block's counters fit in a core's cache, where
-// counting draws at random over millions of places missed it on nearly every draw.
-constexpr size_t kBlockBits = 16;
-
-// How many times a resample draws each truth cluster (`drawn`, by place): `clusters`
-// draws with replacement, each the place of a cluster in the order of drawing
-// (BootstrapOptions::cluster_rank). The draws go to their place's block (their low bits
-// kept in `blocks`, scratch space), then each block is counted: the same counts as
-// counting them as they come.
-void draw(detail::Random& rng, size_t clusters, std::vector<uint32_t>* drawn,
-          std::vector<std::vector<uint16_t>>* blocks) {
-  drawn->assign(clusters, 0);
-  const auto next = [&] {
-    return size_t((static_cast<unsigned __int128>(rng.next()) * clusters) >> 64);
-  };
-  const size_t n_blocks = (clusters >> kBlockBits) + 1;
-  if (n_blocks == 1) {
-    for (size_t d = 0; d < clusters; ++d) ++(*drawn)[next()];
-    return;
-  }
-  blocks->resize(n_blocks);
-  for (auto& b : *blocks) b.clear();
-  for (size_t d = 0; d < clusters; ++d) {
-    const size_t p = next();
-    (*blocks)[p >> kBlockBits].push_back(uint16_t(p));
-  }
-  for (size_t b = 0; b < n_blocks; ++b) {
-    uint32_t* base = drawn->data() + (b << kBlockBits);
-    for (uint16_t low : (*blocks)[b]) ++base[low];
-  }
 }
 
 // The q-quantile of sorted values, interpolating linearly between order statistics.
@@ -188,7 +158,7 @@ Replicates replicate(const Engine& engine, size_t count, size_t done, size_t tot
   r.deltas.assign(pairs * cells * count, kNaN);
   struct Scratch {
     std::vector<uint32_t> drawn;
-    std::vector<std::vector<uint16_t>> blocks;
+    DrawBlocks blocks;
     std::vector<double> now;
   };
   std::vector<Scratch> scratch(detail::workers_for(count));
@@ -231,7 +201,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   const Replicates boot =
       replicate(engine, b_count, 0, steps, [&](size_t b, auto* drawn, auto* blocks) {
         detail::Random rng = detail::Random::stream(o.seed, b);
-        draw(rng, engine.clusters(), drawn, blocks);
+        intervals_detail::draw(rng, engine.clusters(), drawn, blocks);
       });
   // Jackknife value g: every cluster once but group g's.
   const Replicates left_out =

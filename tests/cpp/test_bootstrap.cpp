@@ -12,6 +12,7 @@
 #include "detail/random.h"
 #include "helpers.h"
 #include "intervals/bootstrap.h"
+#include "intervals/draws.h"
 #include "intervals/jackknife.h"
 #include "intervals/recomputed_cells.h"
 
@@ -648,4 +649,22 @@ TEST(Bootstrap, StackedGroupingsGiveEachGroupingsOwnRows) {
   EXPECT_EQ(checked, overall.rows.size() + sliced.rows.size());
   EXPECT_EQ(stacked.values.size(), overall.values.size() + sliced.values.size());
   EXPECT_THROW(run_sums(runs[0], std::vector<const ItemGrouping*>{}), std::invalid_argument);
+}
+
+// A resample's draws counted a block at a time are the draws counted as they come, with
+// several blocks, a short last one, and slots small enough to overflow.
+TEST(Bootstrap, DrawsCountedByBlocksAreTheDrawsAsTheyCome) {
+  for (size_t clusters : {size_t(7), size_t(3) * 65536 + 5}) {
+    for (size_t slot : {size_t(65536 + 4096), size_t(60000), size_t(1)}) {
+      detail::Random rng = detail::Random::stream(5, clusters), again = rng;
+      std::vector<uint32_t> drawn, want(clusters, 0);
+      intervals_detail::DrawBlocks blocks;
+      blocks.slot = slot;
+      intervals_detail::draw(rng, clusters, &drawn, &blocks);
+      for (size_t d = 0; d < clusters; ++d)
+        ++want[size_t((static_cast<unsigned __int128>(again.next()) * clusters) >> 64)];
+      EXPECT_EQ(drawn, want) << clusters << " " << slot;
+      if (clusters > 65536 && slot < 65536) EXPECT_FALSE(blocks.spill.empty());
+    }
+  }
 }

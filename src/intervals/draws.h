@@ -1,0 +1,32 @@
+// A resample's draws of truth clusters (bootstrap.cpp), counted per cluster.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "detail/random.h"
+
+namespace clusterscore::intervals_detail {
+
+// Places counted a block at a time: a block's counters fit in a core's cache, where
+// counting draws at random over millions of places missed it on nearly every draw.
+inline constexpr size_t kBlockBits = 16;
+
+// Scratch space of draw(): each block's draws (their low bits) in a slot of `low` of `slot`
+// entries, and the draws that overflowed their slot. A block expects 2^16 draws (binomial,
+// SD 256): a slot of 2^16 + 4096 overflows about never (tests make it small).
+struct DrawBlocks {
+  size_t slot = (size_t(1) << kBlockBits) + 4096;  // > 0
+  std::vector<uint16_t> low;
+  std::vector<uint32_t> spill;
+};
+
+// How many times a resample draws each truth cluster (`drawn`, by place): `clusters` (> 0)
+// draws with replacement from `rng`, the d-th the place ⌊rng.next()·clusters / 2^64⌋ of a
+// cluster in the order of drawing (BootstrapOptions::cluster_rank). The draws go to their
+// place's block, then each block's counters are cleared and counted while in cache: the
+// same counts as counting them as they come. O(clusters).
+void draw(detail::Random& rng, size_t clusters, std::vector<uint32_t>* drawn, DrawBlocks* blocks);
+
+}  // namespace clusterscore::intervals_detail

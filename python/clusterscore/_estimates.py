@@ -58,6 +58,20 @@ def most_interval_groups(resamples: int, runs: int) -> int:
     return max(100, INTERVAL_DOUBLES // per_group)
 
 
+def group_batches(sizes: list[int], most: int) -> list[list[int]]:
+    """The groupings of `sizes` groups each, in order, cut into consecutive batches of at
+    most `most` groups (a grouping larger than that alone): one bootstrap per batch."""
+    batches: list[list[int]] = []
+    held = 0
+    for i, n in enumerate(sizes):
+        if not batches or held + n > most:
+            batches.append([])
+            held = 0
+        batches[-1].append(i)
+        held += n
+    return batches
+
+
 @dataclass(frozen=True)
 class BootstrapOptions:
     """The bootstrap's options, checked: resamples in [1, MOST_RESAMPLES], confidence in

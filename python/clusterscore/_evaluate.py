@@ -20,6 +20,7 @@ from ._estimates import (
     average_of,
     common_scope_caveat,
     design_weights,
+    group_batches,
     interval_notes,
     most_interval_groups,
     scope_of,
@@ -164,16 +165,8 @@ class Evaluation(Comparison):
         todo = [k for k in keys if k not in self._intervals]
         most = most_interval_groups(self.bootstrap.resamples, 1)
         parts = [(None, None) if k is None else self.interval_grouping(list(k), most) for k in todo]
-        batch: list[int] = []
-        held = 0
-        for i, (grouping, _) in enumerate(parts):
-            n = 1 if grouping is None else int(grouping.n_groups)
-            if batch and held + n > most:
-                self._bootstrap_values([todo[j] for j in batch], [parts[j] for j in batch])
-                batch, held = [], 0
-            batch.append(i)
-            held += n
-        if batch:
+        sizes = [1 if g is None else int(g.n_groups) for g, _ in parts]
+        for batch in group_batches(sizes, most):
             self._bootstrap_values([todo[j] for j in batch], [parts[j] for j in batch])
 
     def _bootstrap_values(self, keys: list[tuple[str, ...] | None], parts: list[Any]) -> None:

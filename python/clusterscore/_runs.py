@@ -11,7 +11,13 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _arrays, _core, _engine
-from ._estimates import BootstrapOptions, interval_notes, most_interval_groups, scope_of
+from ._estimates import (
+    BootstrapOptions,
+    group_batches,
+    interval_notes,
+    most_interval_groups,
+    scope_of,
+)
 from ._evaluate import Evaluation, groups_of, interval_key, values_table
 from ._io import load_clustering, load_items
 from ._progress import step
@@ -160,16 +166,8 @@ class RunComparison:
         parts = [
             None if k is None else [e.interval_grouping(list(k), most) for e in evals] for k in todo
         ]
-        batch: list[int] = []
-        held = 0
-        for i, p in enumerate(parts):
-            n = 1 if p is None else int(p[0][0].n_groups)
-            if batch and held + n > most:
-                self._paired_deltas([todo[j] for j in batch], [parts[j] for j in batch], most)
-                batch, held = [], 0
-            batch.append(i)
-            held += n
-        if batch:
+        sizes = [1 if p is None else int(p[0][0].n_groups) for p in parts]
+        for batch in group_batches(sizes, most):
             self._paired_deltas([todo[j] for j in batch], [parts[j] for j in batch], most)
 
     def _paired_deltas(

@@ -5,6 +5,7 @@ width where it is given, and says why where it is not: the bundled example slice
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -151,3 +152,29 @@ def test_deltas_prepared_together_are_each_by_s_own(items, scope):
         pd.testing.assert_frame_equal(together.deltas(by), alone.deltas(by), check_exact=True)
         held = together.evaluations["b"].intervals(by)
         pd.testing.assert_frame_equal(held, alone.evaluations["b"].intervals(by), check_exact=True)
+
+
+def test_groupings_beyond_the_memory_bound_go_to_several_bootstraps(items, monkeypatch):
+    """Groupings whose groups together exceed what one bootstrap's resamples may hold are
+    cut into batches, in order; each table is still the one its own call gives."""
+    from clusterscore import _evaluate
+    from clusterscore._estimates import group_batches
+
+    assert group_batches([1, 5, 3], 6) == [[0, 1], [2]]
+    assert group_batches([7, 1], 6) == [[0], [1]]
+    assert group_batches([], 6) == []
+    monkeypatch.setattr(_evaluate, "most_interval_groups", lambda resamples, runs: 100)
+    calls = []
+    stacked = _evaluate._core.stacked_sums
+    monkeypatch.setattr(
+        _evaluate._core, "stacked_sums", lambda c, gs: calls.append(len(gs)) or stacked(c, gs)
+    )
+    truth, actual = EXAMPLE / "truth.csv", EXAMPLE / "actual.csv"
+    with pytest.warns(UserWarning, match="for its 100 heaviest values"):
+        together = cs.evaluate(truth, actual, items, resamples=30, seed=2)
+        together.prepare_intervals([None, "country", "bucket"])
+    assert calls == [2, 1]  # overall and country (1 + 5 groups), then bucket's 100
+    for by in (None, "country", "bucket"):
+        with pytest.warns(UserWarning) if by == "bucket" else contextlib.nullcontext():
+            alone = cs.evaluate(truth, actual, items, resamples=30, seed=2).intervals(by)
+        pd.testing.assert_frame_equal(together.intervals(by), alone, check_exact=True)

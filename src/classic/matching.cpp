@@ -8,6 +8,7 @@
 
 #include "classic/assignment.h"
 #include "classic/parts.h"
+#include "detail/counting_order.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
 
@@ -87,16 +88,14 @@ double solve_open_cells(const CellTable& c, const std::vector<uint32_t>& cells, 
     if (local_row[c.row[k]] == kNone) local_row[c.row[k]] = nr++;
     if (local_col[c.col[k]] == kNone) local_col[c.col[k]] = nq++;
   }
-  std::vector<uint64_t> start(nr + 1, 0);
-  for (uint32_t k : cells) ++start[local_row[c.row[k]] + 1];
-  std::partial_sum(start.begin(), start.end(), start.begin());
-  std::vector<uint64_t> fill(start.begin(), start.end() - 1);
-  std::vector<uint32_t> col(cells.size());
-  std::vector<double> profit(cells.size());
-  for (uint32_t k : cells) {
-    const uint64_t at = fill[local_row[c.row[k]]]++;
-    col[at] = local_col[c.col[k]];
-    profit[at] = mass(c, k, weighted);
+  const detail::CountingOrder by_row = detail::counting_order(
+      cells.size(), nr, [&](size_t i) { return size_t(local_row[c.row[cells[i]]]); });
+  const std::vector<uint64_t> start(by_row.start.begin(), by_row.start.end());
+  std::vector<uint32_t> col;
+  std::vector<double> profit;
+  for (size_t i : by_row.order) {
+    col.push_back(local_col[c.col[cells[i]]]);
+    profit.push_back(mass(c, cells[i], weighted));
   }
   const std::vector<uint32_t> match = detail::max_weight_matching(nr, nq, start, col, profit);
   detail::KahanSum total;

@@ -4,6 +4,7 @@
 #include <type_traits>
 #include <variant>
 
+#include "detail/counting_order.h"
 #include "detail/interrupt.h"
 #include "input/interner.h"
 #include "intervals/bootstrap.h"
@@ -128,19 +129,13 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   const GroupTable q = aggregate_totals({}, Units{cell, e.code, squares, {}, {}}, e.size());
   // Entries ordered by cell (stably), so that each resample computes a cell's metrics
   // once for all its groups.
-  std::vector<size_t> start(cells.size() + 1, 0);
-  for (uint32_t k : e.key) ++start[k + 1];
-  for (size_t k = 0; k < cells.size(); ++k) start[k + 1] += start[k];
-  out.cell.resize(e.size());
-  out.group.resize(e.size());
-  out.weight.resize(e.size());
-  out.weight_sq.resize(e.size());
-  for (size_t r = 0; r < e.size(); ++r) {
-    const size_t at = start[e.key[r]]++;
-    out.cell[at] = e.key[r];
-    out.group[at] = e.group[r];
-    out.weight[at] = w.weight[r];
-    out.weight_sq[at] = q.weight[r];
+  for (size_t r : detail::counting_order(e.size(), cells.size(), [&](size_t r) {
+                    return size_t(e.key[r]);
+                  }).order) {
+    out.cell.push_back(e.key[r]);
+    out.group.push_back(e.group[r]);
+    out.weight.push_back(w.weight[r]);
+    out.weight_sq.push_back(q.weight[r]);
   }
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "detail/counting_order.h"
 #include "detail/kahan.h"
 #include "detail/simd.h"
 #include "input/clustering.h"
@@ -145,13 +146,11 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
   // Mixed cells actual cluster by actual cluster (numbered in order of first appearance
   // among them by place), each one's in order of place: a resample sums an actual
   // cluster's weight and uses it at once.
-  std::vector<size_t> first(r.n_clusters + 1, 0);
-  for (size_t k = 0; k < r.row.size(); ++k)
-    if (col_cells[r.col[k]] >= 2) ++first[place(r.row[k]) + 1];
-  for (size_t t = 0; t < r.n_clusters; ++t) first[t + 1] += first[t];
-  std::vector<size_t> by_place_cells(first.back());
-  for (size_t k = 0; k < r.row.size(); ++k)
-    if (col_cells[r.col[k]] >= 2) by_place_cells[first[place(r.row[k])]++] = k;
+  const auto mixed_cell = [&](size_t k) { return col_cells[r.col[k]] >= 2; };
+  const std::vector<size_t> by_place_cells =
+      detail::counting_order(r.row.size(), r.n_clusters, [&](size_t k) {
+        return mixed_cell(k) ? size_t(place(r.row[k])) : detail::kSkip;
+      }).order;
   std::vector<uint32_t> dense(r.n_cols, kNone);
   out.col_start.push_back(0);
   for (size_t k : by_place_cells)
@@ -173,32 +172,20 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
     out.cell_row_weight[x] = r.row_weight[r.row[k]];
   }
   // Mixed cells' entries by cell; the others by cluster; both stably.
-  std::vector<size_t> start(r.n_clusters + 1, 0);
-  out.entry_start.assign(by_place_cells.size() + 1, 0);
-  for (size_t e = 0; e < r.size(); ++e) {
-    const uint32_t k = r.cell[e];
-    if (mixed[k] == kNone)
-      ++start[place(r.row[k]) + 1];
-    else
-      ++out.entry_start[mixed[k] + 1];
+  detail::CountingOrder by_cell =
+      detail::counting_order(r.size(), by_place_cells.size(), [&](size_t e) {
+        return mixed[r.cell[e]] == kNone ? detail::kSkip : size_t(mixed[r.cell[e]]);
+      });
+  out.entry_start = std::move(by_cell.start);
+  for (size_t e : by_cell.order) {
+    out.group.push_back(r.group[e]);
+    out.weight.push_back(r.weight[e]);
+    out.weight_sq.push_back(r.weight_sq[e]);
   }
-  for (size_t x = 0; x < by_place_cells.size(); ++x) out.entry_start[x + 1] += out.entry_start[x];
-  std::vector<size_t> at(out.entry_start.begin(), out.entry_start.end() - 1);
-  out.group.resize(out.entry_start.back());
-  out.weight.resize(out.entry_start.back());
-  out.weight_sq.resize(out.entry_start.back());
-  for (size_t e = 0; e < r.size(); ++e) {
-    const uint32_t x = mixed[r.cell[e]];
-    if (x == kNone) continue;
-    const size_t to = at[x]++;
-    out.group[to] = r.group[e];
-    out.weight[to] = r.weight[e];
-    out.weight_sq[to] = r.weight_sq[e];
-  }
-  for (size_t t = 0; t < r.n_clusters; ++t) start[t + 1] += start[t];
-  std::vector<size_t> by_place(start.back());
-  for (size_t e = 0; e < r.size(); ++e)
-    if (mixed[r.cell[e]] == kNone) by_place[start[place(r.row[r.cell[e]])]++] = e;
+  const std::vector<size_t> by_place =
+      detail::counting_order(r.size(), r.n_clusters, [&](size_t e) {
+        return mixed[r.cell[e]] == kNone ? size_t(place(r.row[r.cell[e]])) : detail::kSkip;
+      }).order;
   std::vector<uint32_t> whole_group;
   std::vector<double> comp;
   size_t row_first = 0;

@@ -11,6 +11,9 @@
   `continue_sample(sample, base, exp, pairs=N)`: draw the next round of the same sample.
 - `plan_pairs(base, exp, half_width=H)`: how many pairs to draw and judge for intervals
   of half-width H (docs/metrics.md, judging).
+- `threshold_curve(truth, pairs, items=None)`: the clustering's overall metrics at every
+  match threshold of scored pairs (connected components), in one pass (docs/metrics.md,
+  curves).
 - `report(result, path)`: one self-contained HTML file of any of those results.
 - `CommonScopeWarning`: warned by `evaluate` and `compare` in the common scope when actual
   items lie outside the truth (precision then speaks of the common items only).
@@ -37,6 +40,7 @@ _HOME = {
     "release_memory": "_memory", "set_huge_pages": "_memory",
     "plan_pairs": "_plan",
     "RunComparison": "_runs", "compare": "_runs",
+    "ThresholdCurve": "_curve", "threshold_curve": "_curve",
     "PairSample": "_sample", "estimate": "_sample", "load_sample": "_sample",
     "sample_pairs": "_sample", "continue_sample": "_sample", "Estimates": "_sample",
     "set_threads": "_threads", "threads": "_threads",
@@ -63,6 +67,8 @@ __all__ = [
     "set_huge_pages",
     "set_threads",
     "threads",
+    "threshold_curve",
+    "ThresholdCurve",
 ]
 
 

@@ -169,4 +169,5 @@ NB_MODULE(_core, m) {
   bind_classic(m);
   bind_judging(m);
   bind_comparison(m);
+  bind_curves(m);
 }

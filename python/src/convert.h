@@ -119,5 +119,6 @@ nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pa
 void bind_classic(nb::module_& m);
 void bind_judging(nb::module_& m);
 void bind_comparison(nb::module_& m);
+void bind_curves(nb::module_& m);
 
 }  // namespace clusterscore::bindings

@@ -1,0 +1,48 @@
+// The scored pairs as the curve walks them: checked, each distinct pair once with its
+// highest score, in descending order of score (threshold_curve.cpp, components_at()).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "curves/threshold_curve.h"
+
+namespace clusterscore::curves_detail {
+
+// A pair of nodes (the items' clusters in B), lo < hi.
+struct Link {
+  double score;
+  uint32_t lo, hi;
+};
+
+// Per row of B, its node (B's cluster index); throws std::invalid_argument unless B holds
+// one item per cluster.
+std::vector<uint32_t> node_of_rows(const JoinedClusterings& j);
+
+// Throws InputError (source "pairs") for the first row with a NaN score or naming one item
+// twice, std::invalid_argument for columns of different lengths or a row outside
+// [0, rows).
+void check_pairs(size_t rows, const ScoredPairs& p);
+
+// The checked pairs' nodes (node_of_row: row → node; empty: the rows themselves), each
+// distinct pair once with its highest score, by descending score, then lo, then hi: the
+// same order on any number of threads. O(P log P), sorted in parallel.
+std::vector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& node_of_row);
+
+// Union–find over nodes, by size with path halving.
+class Components {
+ public:
+  explicit Components(size_t n);
+  uint32_t find(uint32_t x) {
+    while (parent_[x] != x) x = parent_[x] = parent_[parent_[x]];
+    return x;
+  }
+  // Joins the components of roots a and b (a != b) under `into` (a or b).
+  void join_under(uint32_t into, uint32_t other) { parent_[other] = into; }
+
+ private:
+  std::vector<uint32_t> parent_;
+};
+
+}  // namespace clusterscore::curves_detail

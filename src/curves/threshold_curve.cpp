@@ -41,7 +41,9 @@ bool key_less(const Group& a, const Group& b) {
 }
 bool same_key(const Group& a, const Group& b) { return a.truth == b.truth && a.tp == b.tp; }
 
-// Sorted groups with equal keys summed, empty ones dropped: `a` and `b` each sorted.
+// Sorted groups with equal keys summed, empty ones dropped: `a` and `b` each sorted. A key's
+// entries are summed whole before its count is read: a removal may come before the entry
+// it cancels.
 std::vector<Group> merged_groups(const std::vector<Group>& a, const std::vector<Group>& b) {
   std::vector<Group> out;
   out.reserve(a.size() + b.size());
@@ -49,20 +51,21 @@ std::vector<Group> merged_groups(const std::vector<Group>& a, const std::vector<
     if (!out.empty() && same_key(out.back(), g)) {
       Group& o = out.back();
       o.design += g.design, o.design_sq += g.design_sq, o.cells += g.cells;
-      if (o.cells == 0) out.pop_back();
-    } else {
-      out.push_back(g);
+      return;
     }
+    if (!out.empty() && out.back().cells == 0) out.pop_back();
+    out.push_back(g);
   };
   size_t i = 0, k = 0;
   while (i < a.size() || k < b.size())
     put(k == b.size() || (i < a.size() && !key_less(b[k], a[i])) ? a[i++] : b[k++]);
+  if (!out.empty() && out.back().cells == 0) out.pop_back();
   return out;
 }
 
 // A truth cluster's items in one component.
 struct Cell {
-  uint32_t root;
+  uint32_t root, items;
   double weight, sq;
 };
 
@@ -117,6 +120,11 @@ class CurvePass {
   std::span<const double> design_, row_weight_;
   std::vector<uint32_t> truth_of_;  // per node: its truth cluster, kNone outside T
   std::vector<double> weight_, sq_, x_;
+  std::vector<uint32_t> scope_items_;  // per root: its items that count in x_
+  // A pair sum is exactly 0 in `evaluate` where no cell (component, truth cluster) holds two
+  // items, w·w − w² for each: these counts say so, where the sums' roundings would not.
+  uint64_t paired_cells_ = 0, paired_components_ = 0;
+  bool paired_truth_ = false;
   std::vector<uint32_t> slot_of_;  // per node: its slot while a root of several items
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
@@ -149,12 +157,15 @@ CurvePass::CurvePass(const Comparison& c) : c_(c), uf_(c.joined().n_b_clusters()
   sq_.assign(n, 0.0);
   x_.assign(m.col_weight.begin(), m.col_weight.end());
   slot_of_.assign(n, kNone);
+  scope_items_.assign(n, 0);
+  for (uint64_t items : c.cells().row_count) paired_truth_ = paired_truth_ || items >= 2;
   cell_start_.assign(c.cells().n_rows + 1, 0);
   cell_count_.assign(c.cells().n_rows, 0);
   for (size_t i = 0; i < j.n_items(); ++i) {
     const uint32_t node = j.b_cluster[i];
     if (node == kNone) continue;
     weight_[node] = j.weight[i], sq_[node] = j.weight_sq_of(i);
+    scope_items_[node] = c.scope() == TruthScope::kEntities || j.a_cluster[i] != kNone;
     if (j.a_cluster[i] != kNone)
       truth_of_[node] = j.a_cluster[i], ++cell_start_[j.a_cluster[i] + 1];
   }
@@ -163,7 +174,7 @@ CurvePass::CurvePass(const Comparison& c) : c_(c), uf_(c.joined().n_b_clusters()
   for (uint32_t node = 0; node < n; ++node) {
     if (!in_t(node)) continue;
     const uint32_t a = truth_of_[node];
-    cells_[cell_start_[a] + cell_count_[a]++] = {node, weight_[node], sq_[node]};
+    cells_[cell_start_[a] + cell_count_[a]++] = {node, 1, weight_[node], sq_[node]};
     const Sums s = sums_of(node);
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(s[k]);
     mean_weight_.add(design(a) * weight_[node]);
@@ -247,6 +258,9 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
     delta.push_back({r, theirs->weight, -e, -e * theirs->sq, -1});
     delta.push_back({r, mine->weight, -e, -e * mine->sq, -1});
     theirs->weight += mine->weight, theirs->sq += mine->sq;
+    paired_cells_ -= (theirs->items >= 2) + (mine->items >= 2);
+    theirs->items += mine->items;
+    ++paired_cells_;
     delta.push_back({r, theirs->weight, e, e * theirs->sq, 1});
     *mine = first[--cell_count_[a]];
   }
@@ -266,6 +280,9 @@ void CurvePass::link(uint32_t a, uint32_t b) {
   if (size(ra) < size(rb)) std::swap(ra, rb);  // the smaller one moves
   uf_.join_under(ra, rb);
   x_[ra] += x_[rb];
+  paired_components_ -= (scope_items_[ra] >= 2) + (scope_items_[rb] >= 2);
+  scope_items_[ra] += scope_items_[rb];
+  paired_components_ += scope_items_[ra] >= 2;
   if (has_t(rb)) move_cells(rb, ra);
   free_slot(rb);
   if (!has_t(ra)) return;
@@ -288,6 +305,9 @@ void CurvePass::settle() {
 Row CurvePass::row(double threshold) const {
   Row r{threshold, uint64_t(nodes()) - merges_, merges_, {}};
   for (size_t k = 0; k < kSums; ++k) r.sums[k] = totals_[k].value();
+  if (paired_cells_ == 0) r.sums[kMeans] = 0;
+  if (paired_components_ == 0) r.sums[kMeans + 1] = 0;
+  if (!paired_truth_) r.sums[kMeans + 2] = 0;
   return r;
 }
 

@@ -166,3 +166,59 @@ def judged_draws(draws: dict[str, int], title: str) -> Any:
         )
         .properties(title=title, width=480)
     )
+
+
+def curve_lines(curves: dict[str, pd.DataFrame], x: str, metrics: list[str], title: str) -> Any:
+    """`metrics` of each model's curve against `x` (a column of the curves): a line per
+    model and metric, steps where x is the threshold (the curve is a step function)."""
+    alt = _alt()
+    parts = [df[[x, *metrics]].melt(x, var_name="metric").assign(model=name)
+             for name, df in curves.items()]  # fmt: skip
+    data = pd.concat(parts, ignore_index=True).dropna()
+    series = data["model"] + " · " + data["metric"] if len(curves) > 1 else data["metric"]
+    data = data.assign(series=series)
+    interpolate = "step-after" if x == "threshold" else "linear"
+    return (
+        alt.Chart(data)
+        .mark_line(interpolate=interpolate, point=len(data) <= 200)
+        .encode(
+            x=alt.X(f"{x}:Q", scale=alt.Scale(zero=False)),
+            y=alt.Y("value:Q"),
+            color="series:N",
+            tooltip=list(data.columns),
+        )  # fmt: skip
+        .properties(title=title, width=480)
+    )
+
+
+def precision_recall(curves: dict[str, pd.DataFrame], kind: str, title: str) -> Any:
+    """Precision against recall along each model's curve (`kind`: "" for the means over
+    items, "pair_" for the pair metrics), the threshold in the tooltip."""
+    alt = _alt()
+    p, r = f"{kind}precision", f"{kind}recall"
+    data = pd.concat([df[["threshold", p, r]].assign(model=name) for name, df in curves.items()],
+                     ignore_index=True).dropna()  # fmt: skip
+    return (
+        alt.Chart(data)
+        .mark_line(point=len(data) <= 200)
+        .encode(
+            x=alt.X(f"{r}:Q", scale=alt.Scale(domain=[0, 1])),
+            y=alt.Y(f"{p}:Q", scale=alt.Scale(domain=[0, 1])),
+            color="model:N",
+            order="threshold:Q",
+            tooltip=list(data.columns),
+        )  # fmt: skip
+        .properties(title=title, width=480)
+    )
+
+
+def no_row_limit() -> Any:
+    """A context in which charts keep every row: the chart library's limit (5,000) guards
+    notebooks, not a file drawn once (a curve holds up to max_points rows per model and
+    metric)."""
+    return _alt().data_transformers.disable_max_rows()
+
+
+def _typed(data: pd.DataFrame) -> list[str]:
+    """Tooltip fields with their types."""
+    return [f"{c}:{'Q' if pd.api.types.is_numeric_dtype(data[c]) else 'N'}" for c in data.columns]

@@ -13,7 +13,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _arrays, _core
-from ._estimates import CommonScopeWarning
+from ._estimates import CommonScopeWarning, common_scope_caveat
 from ._evaluate import Evaluation
 from ._format import better
 from ._io import (
@@ -78,7 +78,9 @@ class ThresholdCurve:
         for w in caught:
             warnings.warn(w.message, w.category, stacklevel=3)
         self._truth = base.sources[0]
-        given = [] if thresholds is None else _thresholds(thresholds)
+        # The common scope's caveat (None if none): what precision speaks of at every t.
+        self.caveat = common_scope_caveat(base)
+        given = [] if thresholds is None else _thresholds(thresholds, self._score)
         with base._errors(), _pair_errors(self._pairs), step("curve over the thresholds"):
             d = _core.threshold_curve(base.core, self._left, self._right, self._score, given,
                                       int(max_points))  # fmt: skip
@@ -105,6 +107,29 @@ class ThresholdCurve:
             )
         return Best(float(self.curve.threshold[row]), float(self.curve[metric][row]))
 
+    @property
+    def kept_best(self) -> tuple[str, ...]:
+        """The metrics whose best rows the curve always keeps: f1, f1_of_means, pair_f1."""
+        return tuple(self._best_rows)
+
+    def best_table(self, metrics: tuple[str, ...] | None = None) -> pd.DataFrame:
+        """Per metric (default: kept_best), where it is best (`.best()`), with its
+        interval there from the bootstrap of the clustering at that threshold
+        (`.at(t).intervals()`, one per distinct threshold): metric, threshold, clusters,
+        value, std_error, ci_low,
+        ci_high, interval_note."""
+        rows, evaluations = [], {}
+        for metric in self.kept_best if metrics is None else metrics:
+            threshold, value = self.best(metric)
+            if threshold not in evaluations:
+                evaluations[threshold] = self.at(threshold).intervals().set_index("metric")
+            iv = evaluations[threshold].loc[metric]
+            clusters = int(self.curve.clusters[self.curve.threshold == threshold].iloc[0])
+            rows.append({"metric": metric, "threshold": threshold, "clusters": clusters,
+                         "value": value, "std_error": iv.std_error, "ci_low": iv.ci_low,
+                         "ci_high": iv.ci_high, "interval_note": iv.interval_note})  # fmt: skip
+        return pd.DataFrame(rows)
+
     def clustering_at(self, threshold: float) -> pa.Table:
         """The clustering at `threshold` (item id, cluster id: each component named by
         its first item in order of appearance)."""
@@ -122,7 +147,13 @@ class ThresholdCurve:
                               **self._options)  # fmt: skip
 
 
-def _thresholds(thresholds: Any) -> list[float]:
+def _thresholds(thresholds: Any, scores: np.ndarray) -> list[float]:
+    """The thresholds asked for: as given, or for a number N, N evenly spaced from the
+    lowest score to the highest."""
+    if isinstance(thresholds, (int, np.integer)) and not isinstance(thresholds, bool):
+        if thresholds < 2:
+            raise ValueError(f"{term('thresholds')}: a grid needs at least 2 points")
+        return np.linspace(scores.min(), scores.max(), int(thresholds)).tolist()
     values = np.asarray(thresholds, dtype=np.float64).ravel()
     if len(values) == 0:
         raise ValueError(f"{term('thresholds')}: none given")
@@ -155,8 +186,8 @@ def _actual_items(
         columns.append(items.table.column(item_col))
     as_text = not all(_arrays.is_integer(c) for c in columns)
     normal = [_arrays.normalize_ids(c, as_text) for c in columns]
-    ids = _arrays.flat(pc.unique(pa.chunked_array(
-        [chunk for c in normal for chunk in pa.chunked_array(c).chunks], normal[0].type)))  # fmt: skip
+    chunks = [chunk for c in normal for chunk in pa.chunked_array(c).chunks]
+    ids = _arrays.flat(pc.unique(pa.chunked_array(chunks, normal[0].type)))
     if len(ids) >= 2**32 - 1:
         raise ValueError("pairs: more than 2^32 - 2 distinct items")
     places = [pc.index_in(c, value_set=ids).to_numpy().astype(np.uint32) for c in normal[:2]]
@@ -207,7 +238,8 @@ def threshold_curve(
     more, over every item a pair names or the `items` table lists (the others stay
     alone). With `thresholds=None` every distinct score is a row, at most `max_points` of
     them (evenly spaced in merges; the first, the last and the best rows of f1,
-    f1_of_means and pair_f1 always kept); else the thresholds given. A pair named twice
+    f1_of_means and pair_f1 always kept); else the thresholds given (a sequence), or a
+    number N of them evenly spaced from the lowest score to the highest. A pair named twice
     (in either order) counts once, with its highest score. `truth_scope`,
     `cluster_weights` and `average` as `evaluate`'s; `confidence`, `resamples` and `seed`
     serve `.at(t)`'s intervals."""

@@ -20,6 +20,7 @@ import pandas as pd
 from . import _charts as C
 from . import _format as F
 from . import _report as R
+from ._curve import ThresholdCurve
 from ._diff import Diff
 from ._estimates import common_scope_caveat
 from ._evaluate import Evaluation
@@ -130,7 +131,8 @@ class Page:
         """A chart, drawn where the page puts it; `name` (made safe by slug()) names its
         element and its PNG."""
         key = slug(name, self.charts)
-        self.charts[key] = chart.to_dict()
+        with C.no_row_limit():
+            self.charts[key] = chart.to_dict()
         self.parts.append(f'<div class="chart" id="chart-{key}"></div>')
 
     def table(self, df: pd.DataFrame, columns: Sequence[str], labels: Sequence[str] = (),
@@ -357,6 +359,34 @@ def _estimates(page: Page, result: dict[str, dict[str, Any]]) -> None:
     page.chart("judged", C.judged_draws(draws, "Judged draws per class of pairs"))
 
 
+def _curves(page: Page, curves: dict[str, ThresholdCurve], slices: Sequence[str]) -> None:
+    del slices  # a curve is overall only
+    first = next(iter(curves.values()))
+    if first.caveat is not None:
+        page.text(first.caveat)
+    page.section("Where each metric is best")
+    rows = []
+    for name, c in curves.items():
+        for metric in c.kept_best:
+            threshold, value = c.best(metric)
+            rows.append({"model": name, "metric": metric, "threshold": threshold, "value": value})
+    page.table(pd.DataFrame(rows), ["model", "metric", "threshold", "value"],
+               labels=["model", "metric"], group="pointwise")  # fmt: skip
+    frames = {name: c.curve for name, c in curves.items()}
+    page.section("Precision and recall against the threshold")
+    page.chart("threshold", C.curve_lines(frames, "threshold", ["precision", "recall", "f1"],
+                                          "Means over items, as the threshold falls"))  # fmt: skip
+    page.chart("pair-threshold", C.curve_lines(
+        frames, "threshold", ["pair_precision", "pair_recall", "pair_f1"],
+        "Pair metrics, as the threshold falls"))  # fmt: skip
+    page.section("Precision against recall")
+    page.chart("precision-recall", C.precision_recall(frames, "", "Means over items"))
+    page.chart("pair-precision-recall", C.precision_recall(frames, "pair_", "Pair metrics"))
+    page.section("Clusters")
+    page.chart("clusters", C.curve_lines(frames, "threshold", ["clusters"],
+                                         "Number of clusters, as the threshold falls"))  # fmt: skip
+
+
 def report(
     result: Any,
     path: str | Path,
@@ -365,7 +395,8 @@ def report(
     png: str | Path | None = None,
     title: str | None = None,
 ) -> None:
-    """Writes `result` (from `evaluate`, `compare`, `diff` or `estimate`) as one
+    """Writes `result` (from `evaluate`, `compare`, `diff`, `estimate` or
+    `threshold_curve`, or a dict of curves by model) as one
     self-contained HTML file that opens offline: coverage, overall metrics with their
     intervals, deltas coloured by direction and significance, per-slice views for the
     items-table columns `slices`, cluster sizes, the worst clusters as sortable tables,
@@ -389,6 +420,14 @@ def _kind(result: Any) -> tuple[str, Any]:
         return "compare", _comparison
     if isinstance(result, Diff):
         return "diff", _diff
+    if isinstance(result, ThresholdCurve):
+        return "curve", lambda page, c, slices: _curves(page, {"curve": c}, slices)
+    if (
+        isinstance(result, dict)
+        and result
+        and all(isinstance(v, ThresholdCurve) for v in result.values())
+    ):
+        return "curve", _curves
     if (
         isinstance(result, dict)
         and result
@@ -396,6 +435,7 @@ def _kind(result: Any) -> tuple[str, Any]:
     ):
         return "estimate", _estimates
     raise ValueError(
-        "report: expected the result of evaluate, compare, diff or estimate, got"
+        "report: expected the result of evaluate, compare, diff, estimate or threshold_curve"
+        " (or a dict of curves by model), got"
         f" {type(result).__name__}"
     )

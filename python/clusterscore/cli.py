@@ -285,5 +285,5 @@ def main() -> None:
 
 
 # The commands register themselves on `app` as they load, in the order --help lists them.
-for _commands in ("_cli_score", "_cli_judge"):
+for _commands in ("_cli_score", "_cli_curve", "_cli_judge"):
     importlib.import_module(f".{_commands}", __package__)

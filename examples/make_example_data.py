@@ -4,8 +4,9 @@ Business records (items) from two sources in four countries; a human-made truth 
 sample of 2,000 of them; an actual clustering of all 5,000 with a realistic mix of
 errors: some true entities split in two, some merged with a neighbour, a few records
 misplaced, and a few truth records missing from the actual run; and a second run of the
-same records (actual_v2.csv), better in some ways and worse in others. Deterministic
-(seeds 7 and 8).
+same records (actual_v2.csv), better in some ways and worse in others; and a matching
+model's scored candidate pairs (pairs.csv, as Splink writes its predictions), to choose a
+match threshold with `clusterscore curve`. Deterministic (seeds 7, 8 and 9).
 
     python examples/make_example_data.py examples/data
 """
@@ -61,6 +62,7 @@ def main(out: Path) -> None:
     second_run(actual, entity, moved, keep, items, next_id).to_csv(
         out / "actual_v2.csv", index=False
     )
+    scored_pairs(entity, items).to_csv(out / "pairs.csv", index=False)
 
 
 def second_run(actual, entity, moved, keep, items, next_id) -> pd.DataFrame:
@@ -77,6 +79,34 @@ def second_run(actual, entity, moved, keep, items, next_id) -> pd.DataFrame:
     for c in rng.choice(clusters, size=len(clusters) // 10, replace=False):
         v2[v2 == c] = rng.choice(clusters)
     return pd.DataFrame({"item_id": items.item_id[keep], "cluster_id": v2[keep]})
+
+
+def scored_pairs(entity, items) -> pd.DataFrame:
+    """Candidate pairs as a matching model scores them: each entity's records linked in a
+    chain plus a few more pairs, mostly scored high; pairs of records of one country
+    (blocking), mostly scored low, some of them high (the model's mistakes)."""
+    rng = np.random.default_rng(9)  # its own stream: the other files stay the same
+    ids = items.item_id.to_numpy()
+    order = np.argsort(entity, kind="stable")
+    chained = entity[order][1:] == entity[order][:-1]
+    skip = entity[order][2:] == entity[order][:-2]  # pairs two apart in the chain
+    extra = skip & (rng.random(len(skip)) < 0.5)
+    left = np.concatenate([order[:-1][chained], order[:-2][extra]])
+    right = np.concatenate([order[1:][chained], order[2:][extra]])
+    true_score = rng.beta(5, 2, len(left))
+    country = items.country.to_numpy()
+    a = rng.integers(0, len(ids), 8000)
+    b = rng.integers(0, len(ids), 8000)
+    keep = (country[a] == country[b]) & (entity[a] != entity[b])
+    false_score = rng.beta(2, 5, keep.sum())
+    pairs = pd.DataFrame(
+        {
+            "unique_id_l": ids[np.concatenate([left, a[keep]])],
+            "unique_id_r": ids[np.concatenate([right, b[keep]])],
+            "match_probability": np.round(np.concatenate([true_score, false_score]), 4),
+        }
+    )
+    return pairs[pairs.unique_id_l != pairs.unique_id_r].sample(frac=1.0, random_state=9)
 
 
 if __name__ == "__main__":

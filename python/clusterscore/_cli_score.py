@@ -324,7 +324,7 @@ def named_runs(runs: list[str]) -> dict[str, str]:
             pairs.append((name, path))
         else:
             pairs.append((None, arg))
-    names = list(run_names([p for _, p in pairs]) if len(pairs) > 1 else [pairs[0][1]])
+    names = list(run_names([p for _, p in pairs], least=1))
     named: dict[str, str] = {}
     for (given, path), default in zip(pairs, names, strict=True):
         name = given or default

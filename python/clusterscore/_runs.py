@@ -37,10 +37,10 @@ def _stem(path: str | Path) -> str:
     return name or Path(path).name
 
 
-def run_names(runs: Any) -> dict[str, Any]:
+def run_names(runs: Any, least: int = 2) -> dict[str, Any]:
     """{name: clustering}: a mapping as given; a sequence of paths named by their file
     names without data extensions (with their folder where two share a name), else run1,
-    run2..."""
+    run2...; at least `least` of them."""
     if isinstance(runs, Mapping):
         named = {str(k): v for k, v in runs.items()}
     elif isinstance(runs, Sequence) and not isinstance(runs, str | bytes):
@@ -56,7 +56,7 @@ def run_names(runs: Any) -> dict[str, Any]:
             named[name] = run
     else:
         raise ValueError("runs must be a dict {name: clustering} or a list of clusterings")
-    if len(named) < 2:
+    if len(named) < least:
         raise ValueError(f"comparing runs needs at least two; got {len(named)}")
     return named
 

@@ -30,7 +30,9 @@ def components_at(ids: np.ndarray, pairs: pd.DataFrame, t: float) -> pd.DataFram
     return pd.DataFrame({"item_id": ids, "cluster_id": label})
 
 
-def random_case(seed: int, weighted: bool) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
+def random_case(
+    seed: int, weighted: bool
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
     """A truth of some items, pairs over those and others (scores on a coarse grid, so
     that many tie), and an items table listing items no pair names."""
     rng = np.random.default_rng(seed)
@@ -59,7 +61,10 @@ def check_rows(curve: cs.ThresholdCurve, truth, pairs, items, **options) -> int:
             if value is None:
                 assert np.isnan(row[metric]), (metric, row.threshold)
             else:
-                assert row[metric] == pytest.approx(value, abs=TOL, rel=TOL), (metric, row.threshold)
+                assert row[metric] == pytest.approx(value, abs=TOL, rel=TOL), (
+                    metric,
+                    row.threshold,
+                )
     return len(curve.curve)
 
 
@@ -71,7 +76,9 @@ OPTIONS = [
 ]
 
 
-@pytest.mark.parametrize("options", OPTIONS, ids=lambda o: "-".join(map(str, o.values())) or "common")
+@pytest.mark.parametrize(
+    "options", OPTIONS, ids=lambda o: "-".join(map(str, o.values())) or "common"
+)
 @pytest.mark.parametrize("weighted", [False, True])
 def test_every_row_equals_evaluate_of_the_components(options, weighted):
     warnings.simplefilter("ignore", cs.CommonScopeWarning)

@@ -58,10 +58,17 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     cs.report(cs.diff(actual, truth, items), d / "diff.html", slices=["country"])
     s = cs.sample_pairs(actual, truth, pairs=300, stable_pairs=100, seed=3, items=items)
     cs.report(cs.estimate(s, _verdicts(s, d / "judged.csv")), d / "estimate.html")
-    return {k: d / f"{k}.html" for k in ("evaluate", "compare", "diff", "estimate")}
+    pairs = pd.read_csv(EXAMPLE / "pairs.csv")
+    curves = {"model": cs.threshold_curve(truth, pairs, items),
+              "coarse": cs.threshold_curve(truth, pairs.round(1), items)}  # fmt: skip
+    cs.report(curves, d / "curve.html")
+    return {k: d / f"{k}.html" for k in KINDS}
 
 
-@pytest.mark.parametrize("kind", ["evaluate", "compare", "diff", "estimate"])
+KINDS = ["evaluate", "compare", "diff", "estimate", "curve"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("network", ["online", "offline"])
 def test_report_renders_every_chart_without_console_errors(reports, tmp_path, kind, network):
     page = reports[kind]
@@ -76,7 +83,7 @@ def test_report_renders_every_chart_without_console_errors(reports, tmp_path, ki
         assert re.match(r'[^<]*><svg[^>]*class="marks"', dom[start:]), f"{kind}: {chart} not drawn"
 
 
-@pytest.mark.parametrize("kind", ["evaluate", "compare", "diff", "estimate"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_report_is_self_contained(reports, kind):
     text = reports[kind].read_text()
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", text)

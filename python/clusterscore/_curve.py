@@ -10,7 +10,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from . import _arrays, _core
 from ._estimates import CommonScopeWarning, common_scope_caveat
@@ -185,13 +184,21 @@ def _actual_items(
     if items is not None:
         columns.append(items.table.column(item_col))
     as_text = not all(_arrays.is_integer(c) for c in columns)
-    normal = [_arrays.normalize_ids(c, as_text) for c in columns]
-    chunks = [chunk for c in normal for chunk in pa.chunked_array(c).chunks]
-    ids = _arrays.flat(pc.unique(pa.chunked_array(chunks, normal[0].type)))
-    if len(ids) >= 2**32 - 1:
+    every = pa.chunked_array(
+        [
+            chunk
+            for c in columns
+            for chunk in pa.chunked_array(_arrays.normalize_ids(c, as_text)).chunks
+        ]
+    )
+    # The core's interning: each row's code in order of first appearance, and each code's
+    # first row (one pass, where Arrow's unique and index_in take two).
+    codes, first_rows = _core.column_codes(_arrays.id_tuple(every))
+    if len(first_rows) >= 2**32 - 1:
         raise ValueError("pairs: more than 2^32 - 2 distinct items")
-    places = [pc.index_in(c, value_set=ids).to_numpy().astype(np.uint32) for c in normal[:2]]
-    return ids, places[0], places[1]
+    ids = _arrays.flat(_arrays.take(every, pa.array(first_rows.astype(np.int64))))
+    n = pairs.table.num_rows
+    return ids, np.ascontiguousarray(codes[:n]), np.ascontiguousarray(codes[n : 2 * n])
 
 
 class _pair_errors:  # noqa: N801 (a context manager used as a function)

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "curves/cell_index.h"
 #include "curves/sorted_links.h"
 #include "detail/interrupt.h"
 #include "detail/kahan.h"
@@ -41,40 +42,68 @@ bool key_less(const Group& a, const Group& b) {
 }
 bool same_key(const Group& a, const Group& b) { return a.truth == b.truth && a.tp == b.tp; }
 
-// Sorted groups with equal keys summed, empty ones dropped: `a` and `b` each sorted. A key's
-// entries are summed whole before its count is read: a removal may come before the entry
-// it cancels.
-std::vector<Group> merged_groups(const std::vector<Group>& a, const std::vector<Group>& b) {
-  std::vector<Group> out;
-  out.reserve(a.size() + b.size());
-  const auto put = [&](const Group& g) {
-    if (!out.empty() && same_key(out.back(), g)) {
-      Group& o = out.back();
-      o.design += g.design, o.design_sq += g.design_sq, o.cells += g.cells;
-      return;
+// Adds the groups `delta` (any order, keys repeated, counts negative for cells removed) to
+// the sorted groups `to`, dropping those left empty. A key's entries are summed whole
+// before its count is read: a removal may come before the entry it cancels. Cost
+// O(|delta| log |delta|) and, where delta is small beside `to`, O(|delta| log |to|) plus
+// the moves of groups made or emptied; else one pass over both.
+void add_groups(std::vector<Group>* to, std::vector<Group> delta) {
+  std::sort(delta.begin(), delta.end(), key_less);
+  size_t kept = 0;
+  for (size_t i = 0; i < delta.size(); ++i) {
+    if (kept > 0 && same_key(delta[kept - 1], delta[i])) {
+      Group& o = delta[kept - 1];
+      o.design += delta[i].design, o.design_sq += delta[i].design_sq, o.cells += delta[i].cells;
+    } else {
+      delta[kept++] = delta[i];
     }
-    if (!out.empty() && out.back().cells == 0) out.pop_back();
-    out.push_back(g);
+  }
+  delta.resize(kept);
+  const auto add = [](Group* g, const Group& d) {
+    g->design += d.design, g->design_sq += d.design_sq, g->cells += d.cells;
   };
+  if (8 * delta.size() < to->size()) {
+    for (const Group& d : delta) {
+      auto at = std::lower_bound(to->begin(), to->end(), d, key_less);
+      if (at != to->end() && same_key(*at, d)) {
+        add(&*at, d);
+        if (at->cells == 0) to->erase(at);
+      } else if (d.cells != 0) {
+        to->insert(at, d);
+      }
+    }
+    return;
+  }
+  std::vector<Group> out;
+  out.reserve(to->size() + delta.size());
   size_t i = 0, k = 0;
-  while (i < a.size() || k < b.size())
-    put(k == b.size() || (i < a.size() && !key_less(b[k], a[i])) ? a[i++] : b[k++]);
-  if (!out.empty() && out.back().cells == 0) out.pop_back();
-  return out;
+  while (i < to->size() || k < delta.size()) {
+    if (k == delta.size() || (i < to->size() && key_less((*to)[i], delta[k]))) {
+      out.push_back((*to)[i++]);
+    } else if (i == to->size() || key_less(delta[k], (*to)[i])) {
+      if (delta[k].cells != 0) out.push_back(delta[k]);
+      ++k;
+    } else {
+      out.push_back((*to)[i++]);
+      add(&out.back(), delta[k++]);
+      if (out.back().cells == 0) out.pop_back();
+    }
+  }
+  *to = std::move(out);
 }
 
 // A truth cluster's items in one component.
 struct Cell {
-  uint32_t root, items;
+  uint32_t truth, items;
   double weight, sq;
 };
 
 // A component of several items, some of them in T.
 struct Slot {
-  std::vector<Group> groups;     // sorted by key
-  std::vector<uint32_t> truths;  // the truth clusters with a cell here
-  Sums sums{};                   // what it adds to the totals (unless dirty)
-  bool dirty = false;            // merged since its sums were added
+  std::vector<Group> groups;    // sorted by key
+  std::vector<uint32_t> cells;  // its cells (CurvePass::cells_)
+  Sums sums{};                  // what it adds to the totals (unless dirty)
+  bool dirty = false;           // merged since its sums were added
 };
 
 // What a curve keeps of one threshold.
@@ -128,9 +157,9 @@ class CurvePass {
   std::vector<uint32_t> slot_of_;  // per node: its slot while a root of several items
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  std::vector<size_t> cell_start_;
-  std::vector<uint32_t> cell_count_;
-  std::vector<Cell> cells_;  // per truth cluster, its cells from cell_start_
+  std::vector<Cell> cells_;             // one per item of T to start with
+  std::vector<uint32_t> cell_of_node_;  // per node in T: its cell while alone
+  curves_detail::CellIndex index_;      // (root, truth cluster) → its cell
   Components uf_;
   std::array<KahanSum, kSums> totals_;
   KahanSum mean_weight_;
@@ -138,7 +167,8 @@ class CurvePass {
   uint64_t merges_ = 0;
 };
 
-CurvePass::CurvePass(const Comparison& c) : c_(c), uf_(c.joined().n_b_clusters()) {
+CurvePass::CurvePass(const Comparison& c)
+    : c_(c), index_(c.cells().total_count), uf_(c.joined().n_b_clusters()) {
   const JoinedClusterings& j = c.joined();
   if (c.family() != MetricFamily::kPointwise)
     throw std::invalid_argument("clusterscore: a curve scores an actual clustering");
@@ -159,22 +189,20 @@ CurvePass::CurvePass(const Comparison& c) : c_(c), uf_(c.joined().n_b_clusters()
   slot_of_.assign(n, kNone);
   scope_items_.assign(n, 0);
   for (uint64_t items : c.cells().row_count) paired_truth_ = paired_truth_ || items >= 2;
-  cell_start_.assign(c.cells().n_rows + 1, 0);
-  cell_count_.assign(c.cells().n_rows, 0);
+  cell_of_node_.assign(n, kNone);
   for (size_t i = 0; i < j.n_items(); ++i) {
     const uint32_t node = j.b_cluster[i];
     if (node == kNone) continue;
     weight_[node] = j.weight[i], sq_[node] = j.weight_sq_of(i);
     scope_items_[node] = c.scope() == TruthScope::kEntities || j.a_cluster[i] != kNone;
-    if (j.a_cluster[i] != kNone)
-      truth_of_[node] = j.a_cluster[i], ++cell_start_[j.a_cluster[i] + 1];
+    truth_of_[node] = j.a_cluster[i];
   }
-  for (size_t a = 0; a + 1 < cell_start_.size(); ++a) cell_start_[a + 1] += cell_start_[a];
-  cells_.resize(cell_start_.back());
   for (uint32_t node = 0; node < n; ++node) {
     if (!in_t(node)) continue;
     const uint32_t a = truth_of_[node];
-    cells_[cell_start_[a] + cell_count_[a]++] = {node, 1, weight_[node], sq_[node]};
+    cell_of_node_[node] = uint32_t(cells_.size());
+    index_.insert(node, a, cell_of_node_[node]);
+    cells_.push_back({a, 1, weight_[node], sq_[node]});
     const Sums s = sums_of(node);
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(s[k]);
     mean_weight_.add(design(a) * weight_[node]);
@@ -211,7 +239,7 @@ Slot& CurvePass::slot(uint32_t r) {
     }
     Slot& s = slots_[slot_of_[r]];
     s.groups = {single_group(r)};
-    s.truths = {truth_of_[r]};
+    s.cells = {cell_of_node_[r]};
   }
   return slots_[slot_of_[r]];
 }
@@ -233,39 +261,35 @@ void CurvePass::subtract(uint32_t r) {
 void CurvePass::move_cells(uint32_t from, uint32_t into) {
   Slot& big = slot(into);
   std::vector<Group> delta;
-  std::vector<uint32_t> truths;
+  std::vector<uint32_t> moving;
   if (slot_of_[from] != kNone) {
     delta = std::move(slots_[slot_of_[from]].groups);
-    truths = std::move(slots_[slot_of_[from]].truths);
+    moving = std::move(slots_[slot_of_[from]].cells);
   } else {
     delta = {single_group(from)};
-    truths = {truth_of_[from]};
+    moving = {cell_of_node_[from]};
   }
-  for (uint32_t a : truths) {
-    Cell* first = cells_.data() + cell_start_[a];
-    Cell *mine = nullptr, *theirs = nullptr;
-    for (uint32_t k = 0; k < cell_count_[a]; ++k) {
-      if (first[k].root == from) mine = first + k;
-      if (first[k].root == into) theirs = first + k;
-    }
-    if (theirs == nullptr) {
-      mine->root = into;
-      big.truths.push_back(a);
+  for (uint32_t k : moving) {
+    Cell& mine = cells_[k];
+    index_.erase(from, mine.truth);
+    const uint32_t at = index_.find(into, mine.truth);
+    if (at == curves_detail::CellIndex::kMissing) {
+      index_.insert(into, mine.truth, k);
+      big.cells.push_back(k);
       continue;
     }
     // The two cells become one: their groups lose them, the sum's group gains it.
-    const double e = design(a), r = row_weight_[a];
-    delta.push_back({r, theirs->weight, -e, -e * theirs->sq, -1});
-    delta.push_back({r, mine->weight, -e, -e * mine->sq, -1});
-    theirs->weight += mine->weight, theirs->sq += mine->sq;
-    paired_cells_ -= (theirs->items >= 2) + (mine->items >= 2);
-    theirs->items += mine->items;
+    Cell& theirs = cells_[at];
+    const double e = design(mine.truth), r = row_weight_[mine.truth];
+    delta.push_back({r, theirs.weight, -e, -e * theirs.sq, -1});
+    delta.push_back({r, mine.weight, -e, -e * mine.sq, -1});
+    theirs.weight += mine.weight, theirs.sq += mine.sq;
+    paired_cells_ -= (theirs.items >= 2) + (mine.items >= 2);
+    theirs.items += mine.items;
     ++paired_cells_;
-    delta.push_back({r, theirs->weight, e, e * theirs->sq, 1});
-    *mine = first[--cell_count_[a]];
+    delta.push_back({r, theirs.weight, e, e * theirs.sq, 1});
   }
-  std::sort(delta.begin(), delta.end(), key_less);
-  big.groups = merged_groups(big.groups, delta);
+  add_groups(&big.groups, std::move(delta));
 }
 
 void CurvePass::link(uint32_t a, uint32_t b) {
@@ -275,7 +299,7 @@ void CurvePass::link(uint32_t a, uint32_t b) {
   subtract(ra);
   subtract(rb);
   const auto size = [&](uint32_t r) {
-    return slot_of_[r] != kNone ? slots_[slot_of_[r]].truths.size() : size_t(in_t(r));
+    return slot_of_[r] != kNone ? slots_[slot_of_[r]].cells.size() : size_t(in_t(r));
   };
   if (size(ra) < size(rb)) std::swap(ra, rb);  // the smaller one moves
   uf_.join_under(ra, rb);

@@ -1,10 +1,12 @@
-// Where the cell of a (component, truth cluster) is: an open-addressing table with linear
-// probing and backward-shift deletion (no tombstones, so probes stay short however many
-// keys come and go). A merge asks it for each of the smaller component's cells: scanning
-// a truth cluster's cells instead cost its number of cells per merge, quadratic in the
-// size of an entity linked one record at a time.
+// Tables from a component's key to its cell or group: open addressing with linear probing
+// and backward-shift deletion (no tombstones, so probes stay short however many keys come
+// and go). A merge asks them for each of the smaller component's cells and groups:
+// scanning a truth cluster's cells instead cost its number of cells per merge (quadratic
+// in an entity linked one record at a time), and a large cluster's sorted groups cost
+// their number per merge.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -13,59 +15,77 @@
 
 namespace clusterscore::curves_detail {
 
-class CellIndex {
+// Key → value (never kMissing). `Key` has operator== and a free hash_of(const Key&).
+template <class Key>
+class FlatIndex {
  public:
   static constexpr uint32_t kMissing = UINT32_MAX;
 
   // Room for `keys` keys at most at a time.
-  explicit CellIndex(size_t keys) {
+  explicit FlatIndex(size_t keys) {
     size_t capacity = 16;
     while (capacity < 2 * keys) capacity *= 2;
-    slots_.assign(capacity, Slot{kEmpty, 0});
+    slots_.assign(capacity, Slot{Key{}, kMissing});
     mask_ = capacity - 1;
   }
-  uint32_t find(uint32_t root, uint32_t truth) const {
-    const uint64_t key = key_of(root, truth);
+  uint32_t find(const Key& key) const {
     for (size_t i = home(key);; i = (i + 1) & mask_) {
-      if (slots_[i].key == key) return slots_[i].cell;
-      if (slots_[i].key == kEmpty) return kMissing;
+      if (slots_[i].value == kMissing) return kMissing;
+      if (slots_[i].key == key) return slots_[i].value;
     }
   }
   // The key must be absent.
-  void insert(uint32_t root, uint32_t truth, uint32_t cell) {
-    const uint64_t key = key_of(root, truth);
+  void insert(const Key& key, uint32_t value) {
     size_t i = home(key);
-    while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
-    slots_[i] = {key, cell};
+    while (slots_[i].value != kMissing) i = (i + 1) & mask_;
+    slots_[i] = {key, value};
   }
   // The key must be present.
-  void erase(uint32_t root, uint32_t truth) {
-    const uint64_t key = key_of(root, truth);
+  void erase(const Key& key) {
     size_t i = home(key);
-    while (slots_[i].key != key) i = (i + 1) & mask_;
+    while (!(slots_[i].value != kMissing && slots_[i].key == key)) i = (i + 1) & mask_;
     // Backward shift: each later key of the run moves into the hole unless its home lies
     // (cyclically) after the hole.
-    for (size_t j = (i + 1) & mask_; slots_[j].key != kEmpty; j = (j + 1) & mask_) {
-      const size_t h = home(slots_[j].key);
-      if (((j - h) & mask_) >= ((j - i) & mask_)) {
+    for (size_t j = (i + 1) & mask_; slots_[j].value != kMissing; j = (j + 1) & mask_) {
+      if (((j - home(slots_[j].key)) & mask_) >= ((j - i) & mask_)) {
         slots_[i] = slots_[j];
         i = j;
       }
     }
-    slots_[i].key = kEmpty;
+    slots_[i].value = kMissing;
   }
 
  private:
-  static constexpr uint64_t kEmpty = UINT64_MAX;  // no (root, truth) is two kNone
   struct Slot {
-    uint64_t key;
-    uint32_t cell;
+    Key key;
+    uint32_t value;
   };
-  static uint64_t key_of(uint32_t root, uint32_t truth) { return uint64_t(root) << 32 | truth; }
-  size_t home(uint64_t key) const { return detail::mix64(key) & mask_; }
+  size_t home(const Key& key) const { return hash_of(key) & mask_; }
 
   std::vector<Slot> slots_;
   size_t mask_ = 0;
 };
+
+// A component's cell of one truth cluster.
+struct CellKey {
+  uint32_t root = 0, truth = 0;
+  bool operator==(const CellKey&) const = default;
+};
+inline uint64_t hash_of(const CellKey& k) {
+  return detail::mix64(uint64_t(k.root) << 32 | k.truth);
+}
+
+// A component's group of cells of one (truth weight, cell weight), as groups.h keys them.
+struct GroupKey {
+  uint32_t root = 0;
+  double truth = 0, tp = 0;
+  bool operator==(const GroupKey& o) const {
+    return root == o.root && truth == o.truth && tp == o.tp;
+  }
+};
+inline uint64_t hash_of(const GroupKey& k) {
+  return detail::mix64(k.root ^ detail::mix64(std::bit_cast<uint64_t>(k.truth)) ^
+                       detail::mix64(std::bit_cast<uint64_t>(k.tp) + 0x9E3779B97F4A7C15ull));
+}
 
 }  // namespace clusterscore::curves_detail

@@ -1,0 +1,276 @@
+#include "curves/curve_pass.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "metrics/pair_terms.h"
+#include "metrics/pointwise.h"
+
+namespace clusterscore::curves_detail {
+
+CurvePass::CurvePass(const Comparison& c)
+    : c_(c),
+      cell_index_(c.cells().total_count),
+      group_index_(c.cells().total_count),
+      uf_(c.joined().n_b_clusters()) {
+  const JoinedClusterings& j = c.joined();
+  if (c.family() != MetricFamily::kPointwise)
+    throw std::invalid_argument("clusterscore: a curve scores an actual clustering");
+  if (j.units()) throw std::invalid_argument("clusterscore: a curve takes items, not units");
+  const ActualMarginals m = c.marginals();
+  if (!pair_sums_by_cell(c.cells(), m))
+    throw std::invalid_argument(
+        "clusterscore: item weights beyond 2^±250: a curve's pair sums cannot square them");
+  total_ = m.total;
+  scale_ = pair_scale(c.cells());
+  design_ = c.design();
+  row_weight_ = c.cells().row_weight;
+  const size_t n = j.n_b_clusters();
+  truth_of_.assign(n, kNone);
+  weight_.assign(n, 0.0);
+  sq_.assign(n, 0.0);
+  x_.assign(m.col_weight.begin(), m.col_weight.end());
+  slot_of_.assign(n, kNone);
+  scope_items_.assign(n, 0);
+  for (uint64_t items : c.cells().row_count) paired_truth_ = paired_truth_ || items >= 2;
+  cell_of_node_.assign(n, kNone);
+  for (size_t i = 0; i < j.n_items(); ++i) {
+    const uint32_t node = j.b_cluster[i];
+    if (node == kNone) continue;
+    weight_[node] = j.weight[i], sq_[node] = j.weight_sq_of(i);
+    scope_items_[node] = c.scope() == TruthScope::kEntities || j.a_cluster[i] != kNone;
+    truth_of_[node] = j.a_cluster[i];
+  }
+  for (uint32_t node = 0; node < n; ++node) {
+    if (!in_t(node)) continue;
+    const uint32_t a = truth_of_[node];
+    cell_of_node_[node] = uint32_t(cells_.size());
+    cell_index_.insert({node, a}, cell_of_node_[node]);
+    cells_.push_back({a, 1, weight_[node], sq_[node]});
+    const Sums s = sums_of(node);
+    for (size_t k = 0; k < kSums; ++k) totals_[k].add(s[k]);
+    mean_weight_.add(design(a) * weight_[node]);
+  }
+}
+
+Sums CurvePass::sums_of(uint32_t r) const {
+  Sums s{};
+  const auto add = [&](const Group& g) {
+    double m[kMeans];
+    detail::pointwise_row({g.tp, g.truth, x_[r], g.truth - g.tp, x_[r] - g.tp}, total_, m);
+    const double w = g.tp * g.design;
+    for (size_t k = 0; k < kMeans; ++k) s[k] += w * m[k];
+    const detail::PairTerms t = detail::cell_pair_terms(w * scale_, g.design_sq * scale_ * scale_,
+                                                        g.tp, x_[r], g.truth, scale_);
+    s[kMeans] += t.together, s[kMeans + 1] += t.actual, s[kMeans + 2] += t.truth;
+  };
+  if (slot_of_[r] != kNone) {
+    for (uint32_t g : slots_[slot_of_[r]].groups)
+      if (groups_[g].cells != 0) add(groups_[g]);
+  } else if (in_t(r)) {
+    add(single_group(r));
+  }
+  return s;
+}
+
+Slot& CurvePass::slot(uint32_t r) {
+  if (slot_of_[r] == kNone) {
+    const Sums alone = sums_of(r);  // what it adds now, as a settled slot keeps it
+    if (free_.empty()) {
+      slot_of_[r] = uint32_t(slots_.size());
+      slots_.emplace_back();
+    } else {
+      slot_of_[r] = free_.back();
+      free_.pop_back();
+    }
+    Slot& s = slots_[slot_of_[r]];
+    s.groups = {uint32_t(groups_.size())};
+    groups_.push_back(single_group(r));
+    s.cells = {cell_of_node_[r]};
+    s.sums = alone;
+  }
+  return slots_[slot_of_[r]];
+}
+
+void CurvePass::free_slot(uint32_t r) {
+  if (slot_of_[r] == kNone) return;
+  Slot& s = slots_[slot_of_[r]];
+  s = Slot{};
+  free_.push_back(slot_of_[r]);
+  slot_of_[r] = kNone;
+}
+
+void CurvePass::subtract(uint32_t r) {
+  if (!has_t(r)) return;
+  if (slot_of_[r] != kNone && slots_[slot_of_[r]].dirty) return;  // not added since
+  // A slot's sums as settle() added them; a single item's, computed again.
+  const Sums s = slot_of_[r] != kNone ? slots_[slot_of_[r]].sums : sums_of(r);
+  for (size_t k = 0; k < kSums; ++k) totals_[k].add(-s[k]);
+}
+
+uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
+  const Slot& s = slots_[slot_of_[r]];
+  if (s.indexed) return group_index_.find({r, truth, tp});
+  for (uint32_t g : s.groups)
+    if (groups_[g].cells != 0 && groups_[g].truth == truth && groups_[g].tp == tp) return g;
+  return FlatIndex<GroupKey>::kMissing;
+}
+
+void CurvePass::list_group(uint32_t r, uint32_t g) {
+  Slot& s = slots_[slot_of_[r]];
+  s.groups.push_back(g);
+  if (s.indexed) {
+    group_index_.insert({r, groups_[g].truth, groups_[g].tp}, g);
+  } else if (s.groups.size() > kScanned) {
+    s.indexed = true;
+    for (uint32_t h : s.groups)
+      if (groups_[h].cells != 0) group_index_.insert({r, groups_[h].truth, groups_[h].tp}, h);
+  }
+}
+
+void CurvePass::add_to_group(uint32_t r, const Group& d) {
+  const uint32_t at = find_group(r, d.truth, d.tp);
+  if (at == FlatIndex<GroupKey>::kMissing) {
+    groups_.push_back(d);
+    list_group(r, uint32_t(groups_.size() - 1));
+    return;
+  }
+  Group& g = groups_[at];
+  g.design += d.design, g.design_sq += d.design_sq, g.cells += d.cells;
+  if (g.cells == 0) {
+    Slot& s = slots_[slot_of_[r]];
+    if (s.indexed) group_index_.erase({r, d.truth, d.tp});
+    g = Group{d.truth, d.tp, 0, 0, 0};
+    ++s.emptied;
+  }
+}
+
+void CurvePass::move_group(uint32_t g, uint32_t from, uint32_t into) {
+  Group& mine = groups_[g];
+  if (mine.cells == 0) return;
+  if (slots_[slot_of_[from]].indexed) group_index_.erase({from, mine.truth, mine.tp});
+  const uint32_t at = find_group(into, mine.truth, mine.tp);
+  if (at == FlatIndex<GroupKey>::kMissing) {
+    list_group(into, g);
+    return;
+  }
+  Group& theirs = groups_[at];
+  theirs.design += mine.design, theirs.design_sq += mine.design_sq, theirs.cells += mine.cells;
+  mine = Group{mine.truth, mine.tp, 0, 0, 0};
+}
+
+void CurvePass::move_cells(uint32_t from, uint32_t into) {
+  Slot& big = slot(into);
+  std::vector<uint32_t> moving;
+  if (slot_of_[from] != kNone) {
+    const std::vector<uint32_t> groups = slots_[slot_of_[from]].groups;
+    for (uint32_t g : groups) move_group(g, from, into);
+    moving = std::move(slots_[slot_of_[from]].cells);
+  } else {
+    add_to_group(into, single_group(from));
+    moving = {cell_of_node_[from]};
+  }
+  for (uint32_t k : moving) {
+    Cell& mine = cells_[k];
+    cell_index_.erase({from, mine.truth});
+    const uint32_t at = cell_index_.find({into, mine.truth});
+    if (at == FlatIndex<CellKey>::kMissing) {
+      cell_index_.insert({into, mine.truth}, k);
+      big.cells.push_back(k);
+      continue;
+    }
+    // The two cells become one: their groups lose them, the sum's group gains it.
+    Cell& theirs = cells_[at];
+    const double e = design(mine.truth), r = row_weight_[mine.truth];
+    add_to_group(into, {r, theirs.weight, -e, -e * theirs.sq, -1});
+    add_to_group(into, {r, mine.weight, -e, -e * mine.sq, -1});
+    theirs.weight += mine.weight, theirs.sq += mine.sq;
+    paired_cells_ -= (theirs.items >= 2) + (mine.items >= 2);
+    theirs.items += mine.items;
+    ++paired_cells_;
+    add_to_group(into, {r, theirs.weight, e, e * theirs.sq, 1});
+  }
+  // Emptied groups leave the list once they are most of it.
+  if (2 * big.emptied > big.groups.size()) {
+    std::erase_if(big.groups, [&](uint32_t g) { return groups_[g].cells == 0; });
+    big.emptied = 0;
+  }
+}
+
+void CurvePass::link(uint32_t a, uint32_t b) {
+  uint32_t ra = uf_.find(a), rb = uf_.find(b);
+  if (ra == rb) return;
+  ++merges_;
+  subtract(ra);
+  subtract(rb);
+  const auto size = [&](uint32_t r) {
+    return slot_of_[r] != kNone ? slots_[slot_of_[r]].cells.size() : size_t(in_t(r));
+  };
+  if (size(ra) < size(rb)) std::swap(ra, rb);  // the smaller one moves
+  uf_.join_under(ra, rb);
+  x_[ra] += x_[rb];
+  paired_components_ -= (scope_items_[ra] >= 2) + (scope_items_[rb] >= 2);
+  scope_items_[ra] += scope_items_[rb];
+  paired_components_ += scope_items_[ra] >= 2;
+  if (has_t(rb)) move_cells(rb, ra);
+  free_slot(rb);
+  if (!has_t(ra)) return;
+  Slot& s = slot(ra);
+  if (!s.dirty) dirty_.push_back(ra);
+  s.dirty = true;
+}
+
+void CurvePass::settle() {
+  for (uint32_t r : dirty_) {
+    if (slot_of_[r] == kNone || !slots_[slot_of_[r]].dirty) continue;
+    slots_[slot_of_[r]].dirty = false;
+    const Sums s = sums_of(r);
+    slots_[slot_of_[r]].sums = s;
+    for (size_t k = 0; k < kSums; ++k) totals_[k].add(s[k]);
+  }
+  dirty_.clear();
+}
+
+Row CurvePass::row(double threshold) const {
+  Row r{threshold, uint64_t(nodes()) - merges_, merges_, {}};
+  for (size_t k = 0; k < kSums; ++k) r.sums[k] = totals_[k].value();
+  if (paired_cells_ == 0) r.sums[kMeans] = 0;
+  if (paired_components_ == 0) r.sums[kMeans + 1] = 0;
+  if (!paired_truth_) r.sums[kMeans + 2] = 0;
+  return r;
+}
+
+double CurvePass::best_value(const Sums& s, size_t which) const {
+  using Column = detail::PointwiseColumn;
+  const double w = mean_weight_.value();
+  if (which == 0) return s[Column::kF1] / w;
+  if (which == 1) return f1_of_means(s[Column::kPrecision] / w, s[Column::kRecall] / w);
+  return pair_metrics(s[kMeans], s[kMeans + 1], s[kMeans + 2]).f1;
+}
+
+GroupTable CurvePass::table(const std::vector<Row>& rows) const {
+  GroupTable t;
+  const CellTable& cells = c_.cells();
+  const double w = mean_weight_.value();
+  PairSums pairs;
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    t.group.push_back(i);
+    t.items.push_back(cells.total_count);
+    t.weight.push_back(cells.total_weight);
+    pairs.together.push_back(rows[i].sums[kMeans]);
+    pairs.actual.push_back(rows[i].sums[kMeans + 1]);
+    pairs.truth.push_back(rows[i].sums[kMeans + 2]);
+    pairs.weight.push_back(cells.total_weight);
+  }
+  for (size_t k = 0; k < kMeans; ++k) {
+    t.names.push_back(detail::kPointwiseNames[k]);
+    BigVector<double> v(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) v[i] = rows[i].sums[k] / w;
+    t.columns.push_back(std::move(v));
+  }
+  add_pointwise_derived(&t);
+  add_pair_metrics(&t, pairs);
+  return t;
+}
+
+}  // namespace clusterscore::curves_detail

@@ -1,0 +1,115 @@
+// The descending pass behind a curve (threshold_curve.cpp): components joined by a
+// union–find, each one's cells and groups moved small into large, and the running sums of
+// every overall metric, a component's part recomputed once per threshold it changed by.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "comparison/comparison.h"
+#include "curves/cell_index.h"
+#include "curves/groups.h"
+#include "curves/sorted_links.h"
+#include "detail/kahan.h"
+#include "metrics/pointwise_row.h"
+
+namespace clusterscore::curves_detail {
+
+// The sums a curve row is read from: Σ d·w·m for each pointwise metric m, then the pair
+// metrics' three sums (metrics/pair_terms.h), d the truth cluster's design weight.
+constexpr size_t kMeans = detail::kPointwiseMetrics;
+constexpr size_t kSums = kMeans + 3;
+using Sums = std::array<double, kSums>;
+
+// A truth cluster's items in one component.
+struct Cell {
+  uint32_t truth, items;
+  double weight, sq;
+};
+
+// A component of several items, some of them in T.
+struct Slot {
+  std::vector<uint32_t> groups;  // its groups (CurvePass::groups_), emptied ones among them
+  std::vector<uint32_t> cells;   // its cells (CurvePass::cells_)
+  size_t emptied = 0;            // groups listed that hold no cell any more
+  bool indexed = false;          // its groups are found by CurvePass::group_index_
+  Sums sums{};                   // what it adds to the totals (unless dirty)
+  bool dirty = false;            // merged since its sums were added
+};
+
+// What a curve keeps of one threshold.
+struct Row {
+  double threshold;
+  uint64_t clusters, merges;
+  Sums sums;
+};
+
+class CurvePass {
+ public:
+  explicit CurvePass(const Comparison& c);
+
+  void link(uint32_t a, uint32_t b);
+  // Adds the sums of the components merged since the last call.
+  void settle();
+  Row row(double threshold) const;
+  uint64_t merges() const { return merges_; }
+  size_t nodes() const { return truth_of_.size(); }
+  // The value of one of kCurveBest from a row's sums (NaN where undefined).
+  double best_value(const Sums& s, size_t which) const;
+  GroupTable table(const std::vector<Row>& rows) const;
+
+ private:
+  bool in_t(uint32_t node) const { return truth_of_[node] != kNone; }
+  double design(uint32_t truth) const { return design_.empty() ? 1.0 : design_[truth]; }
+  Group single_group(uint32_t node) const {
+    const uint32_t a = truth_of_[node];
+    return {row_weight_[a], weight_[node], design(a), design(a) * sq_[node], 1};
+  }
+  // What the component of root r adds to the totals now.
+  Sums sums_of(uint32_t r) const;
+  // The slot of root r (made for a single item on first use); r must hold items of T.
+  Slot& slot(uint32_t r);
+  bool has_t(uint32_t r) const { return slot_of_[r] != kNone || in_t(r); }
+  void subtract(uint32_t r);
+  // Moves the cells and groups of `from` into `into` (both roots holding items of T).
+  void move_cells(uint32_t from, uint32_t into);
+  // Adds `d` (a count of -1 removes a cell) to root r's group of d's key, which it makes
+  // or, emptied, takes out of the index.
+  void add_to_group(uint32_t r, const Group& d);
+  // Moves group g of `from` to `into`, or into its group of the same key.
+  void move_group(uint32_t g, uint32_t from, uint32_t into);
+  // Root r's group of (truth, tp), or kMissing: a few groups are scanned (in cache), more
+  // are found by the index (a scan of a large cluster's groups cost their number per merge).
+  uint32_t find_group(uint32_t r, double truth, double tp) const;
+  void list_group(uint32_t r, uint32_t g);  // adds g to r's groups (and the index)
+  static constexpr size_t kScanned = 16;
+  void free_slot(uint32_t r);
+
+  const Comparison& c_;
+  double total_ = 0, scale_ = 1;
+  std::span<const double> design_, row_weight_;
+  std::vector<uint32_t> truth_of_;  // per node: its truth cluster, kNone outside T
+  std::vector<double> weight_, sq_, x_;
+  std::vector<uint32_t> scope_items_;  // per root: its items that count in x_
+  // A pair sum is exactly 0 in `evaluate` where no cell (component, truth cluster) holds two
+  // items, w·w − w² for each: these counts say so, where the sums' roundings would not.
+  uint64_t paired_cells_ = 0, paired_components_ = 0;
+  bool paired_truth_ = false;
+  std::vector<uint32_t> slot_of_;  // per node: its slot while a root of several items
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_;
+  std::vector<Cell> cells_;             // one per item of T to start with
+  std::vector<uint32_t> cell_of_node_;  // per node in T: its cell while alone
+  FlatIndex<CellKey> cell_index_;       // (root, truth cluster) → its cell
+  std::vector<Group> groups_;           // every group made, emptied ones among them
+  FlatIndex<GroupKey> group_index_;     // (root, truth weight, cell weight) → its group
+  Components uf_;
+  std::array<detail::KahanSum, kSums> totals_;
+  detail::KahanSum mean_weight_;
+  std::vector<uint32_t> dirty_;
+  uint64_t merges_ = 0;
+};
+
+}  // namespace clusterscore::curves_detail

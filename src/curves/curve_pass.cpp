@@ -53,29 +53,29 @@ CurvePass::CurvePass(const Comparison& c)
   }
 }
 
+void CurvePass::add_values(const Group& g, double x, Sums* s) const {
+  double m[kMeans];
+  detail::pointwise_row({g.tp, g.truth, x, g.truth - g.tp, x - g.tp}, total_, m);
+  const double w = g.tp * g.design;
+  for (size_t k = 0; k < kMeans; ++k) (*s)[k] += w * m[k];
+  const detail::PairTerms t =
+      detail::cell_pair_terms(w * scale_, g.design_sq * scale_ * scale_, g.tp, x, g.truth, scale_);
+  (*s)[kMeans] += t.together, (*s)[kMeans + 1] += t.actual, (*s)[kMeans + 2] += t.truth;
+}
+
 Sums CurvePass::sums_of(uint32_t r) const {
   Sums s{};
-  const auto add = [&](const Group& g) {
-    double m[kMeans];
-    detail::pointwise_row({g.tp, g.truth, x_[r], g.truth - g.tp, x_[r] - g.tp}, total_, m);
-    const double w = g.tp * g.design;
-    for (size_t k = 0; k < kMeans; ++k) s[k] += w * m[k];
-    const detail::PairTerms t = detail::cell_pair_terms(w * scale_, g.design_sq * scale_ * scale_,
-                                                        g.tp, x_[r], g.truth, scale_);
-    s[kMeans] += t.together, s[kMeans + 1] += t.actual, s[kMeans + 2] += t.truth;
-  };
   if (slot_of_[r] != kNone) {
     for (uint32_t g : slots_[slot_of_[r]].groups)
-      if (groups_[g].cells != 0) add(groups_[g]);
+      if (groups_[g].cells != 0) add_values(groups_[g], x_[r], &s);
   } else if (in_t(r)) {
-    add(single_group(r));
+    add_values(single_group(r), x_[r], &s);
   }
   return s;
 }
 
 Slot& CurvePass::slot(uint32_t r) {
   if (slot_of_[r] == kNone) {
-    const Sums alone = sums_of(r);  // what it adds now, as a settled slot keeps it
     if (free_.empty()) {
       slot_of_[r] = uint32_t(slots_.size());
       slots_.emplace_back();
@@ -87,7 +87,6 @@ Slot& CurvePass::slot(uint32_t r) {
     s.groups = {uint32_t(groups_.size())};
     groups_.push_back(single_group(r));
     s.cells = {cell_of_node_[r]};
-    s.sums = alone;
   }
   return slots_[slot_of_[r]];
 }
@@ -95,17 +94,18 @@ Slot& CurvePass::slot(uint32_t r) {
 void CurvePass::free_slot(uint32_t r) {
   if (slot_of_[r] == kNone) return;
   Slot& s = slots_[slot_of_[r]];
+  stale_count_ -= s.stale;
   s = Slot{};
   free_.push_back(slot_of_[r]);
   slot_of_[r] = kNone;
 }
 
-void CurvePass::subtract(uint32_t r) {
-  if (!has_t(r)) return;
-  if (slot_of_[r] != kNone && slots_[slot_of_[r]].dirty) return;  // not added since
-  // A slot's sums as settle() added them; a single item's, computed again.
+Sums CurvePass::subtract(uint32_t r) {
+  if (!has_t(r)) return Sums{};
+  // A slot's sums as they were added; a single item's, computed again.
   const Sums s = slot_of_[r] != kNone ? slots_[slot_of_[r]].sums : sums_of(r);
   for (size_t k = 0; k < kSums; ++k) totals_[k].add(-s[k]);
+  return s;
 }
 
 uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
@@ -129,6 +129,7 @@ void CurvePass::list_group(uint32_t r, uint32_t g) {
 }
 
 void CurvePass::add_to_group(uint32_t r, const Group& d) {
+  if (pending_ != nullptr) add_values(d, x_[r], pending_);
   const uint32_t at = find_group(r, d.truth, d.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
     groups_.push_back(d);
@@ -148,6 +149,7 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
 void CurvePass::move_group(uint32_t g, uint32_t from, uint32_t into) {
   Group& mine = groups_[g];
   if (mine.cells == 0) return;
+  if (pending_ != nullptr) add_values(mine, x_[into], pending_);
   if (slots_[slot_of_[from]].indexed) group_index_.erase({from, mine.truth, mine.tp});
   const uint32_t at = find_group(into, mine.truth, mine.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
@@ -201,34 +203,48 @@ void CurvePass::link(uint32_t a, uint32_t b) {
   uint32_t ra = uf_.find(a), rb = uf_.find(b);
   if (ra == rb) return;
   ++merges_;
-  subtract(ra);
-  subtract(rb);
   const auto size = [&](uint32_t r) {
     return slot_of_[r] != kNone ? slots_[slot_of_[r]].cells.size() : size_t(in_t(r));
   };
   if (size(ra) < size(rb)) std::swap(ra, rb);  // the smaller one moves
+  const Sums before = subtract(ra);
+  subtract(rb);
   uf_.join_under(ra, rb);
   x_[ra] += x_[rb];
   paired_components_ -= (scope_items_[ra] >= 2) + (scope_items_[rb] >= 2);
   scope_items_[ra] += scope_items_[rb];
   paired_components_ += scope_items_[ra] >= 2;
+  // A cluster of many groups is not recomputed: what changed is added at its new weight,
+  // and its other groups keep their values at the weight last settled (stale: bounds).
+  const bool bound = slot_of_[ra] != kNone && slots_[slot_of_[ra]].groups.size() > kExactGroups;
+  Sums change{};
+  pending_ = bound ? &change : nullptr;
   if (has_t(rb)) move_cells(rb, ra);
+  pending_ = nullptr;
   free_slot(rb);
   if (!has_t(ra)) return;
   Slot& s = slot(ra);
-  if (!s.dirty) dirty_.push_back(ra);
-  s.dirty = true;
+  if (bound) {
+    for (size_t k = 0; k < kSums; ++k) s.sums[k] = before[k] + change[k];
+    if (!s.stale) ++stale_count_, stale_.push_back(ra);
+    s.stale = true;
+  } else {
+    s.sums = sums_of(ra);
+  }
+  for (size_t k = 0; k < kSums; ++k) totals_[k].add(s.sums[k]);
 }
 
 void CurvePass::settle() {
-  for (uint32_t r : dirty_) {
-    if (slot_of_[r] == kNone || !slots_[slot_of_[r]].dirty) continue;
-    slots_[slot_of_[r]].dirty = false;
-    const Sums s = sums_of(r);
-    slots_[slot_of_[r]].sums = s;
-    for (size_t k = 0; k < kSums; ++k) totals_[k].add(s[k]);
+  for (uint32_t r : stale_) {
+    if (slot_of_[r] == kNone || !slots_[slot_of_[r]].stale) continue;
+    Slot& s = slots_[slot_of_[r]];
+    for (size_t k = 0; k < kSums; ++k) totals_[k].add(-s.sums[k]);
+    s.sums = sums_of(r);
+    for (size_t k = 0; k < kSums; ++k) totals_[k].add(s.sums[k]);
+    s.stale = false;
   }
-  dirty_.clear();
+  stale_.clear();
+  stale_count_ = 0;
 }
 
 Row CurvePass::row(double threshold) const {

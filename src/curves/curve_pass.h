@@ -35,8 +35,8 @@ struct Slot {
   std::vector<uint32_t> cells;   // its cells (CurvePass::cells_)
   size_t emptied = 0;            // groups listed that hold no cell any more
   bool indexed = false;          // its groups are found by CurvePass::group_index_
-  Sums sums{};                   // what it adds to the totals (unless dirty)
-  bool dirty = false;            // merged since its sums were added
+  Sums sums{};                   // what it adds to the totals
+  bool stale = false;            // sums are bounds (CurvePass::link), not its values
 };
 
 // What a curve keeps of one threshold.
@@ -51,7 +51,13 @@ class CurvePass {
   explicit CurvePass(const Comparison& c);
 
   void link(uint32_t a, uint32_t b);
-  // Adds the sums of the components merged since the last call.
+  // Whether the totals hold bounds of some clusters' sums (stale), not their values:
+  // f1, precision and pair_precision's sums at most one bound too high and pair sums'
+  // `actual` too low, every other sum exact (each cluster's part of those falls as its
+  // weight grows, `actual`'s rises, the others do not depend on it). Then row()'s best
+  // values are upper bounds of the exact ones.
+  bool bounded() const { return stale_count_ > 0; }
+  // Recomputes the stale clusters' sums: the totals exact.
   void settle();
   Row row(double threshold) const;
   uint64_t merges() const { return merges_; }
@@ -69,10 +75,13 @@ class CurvePass {
   }
   // What the component of root r adds to the totals now.
   Sums sums_of(uint32_t r) const;
+  // Adds group g's values, in a cluster of weight x, to *s (linear in the group's design
+  // sums: a group with negative ones takes its cells' values away).
+  void add_values(const Group& g, double x, Sums* s) const;
   // The slot of root r (made for a single item on first use); r must hold items of T.
   Slot& slot(uint32_t r);
   bool has_t(uint32_t r) const { return slot_of_[r] != kNone || in_t(r); }
-  void subtract(uint32_t r);
+  Sums subtract(uint32_t r);  // takes root r's sums from the totals, and returns them
   // Moves the cells and groups of `from` into `into` (both roots holding items of T).
   void move_cells(uint32_t from, uint32_t into);
   // Adds `d` (a count of -1 removes a cell) to root r's group of d's key, which it makes
@@ -85,6 +94,8 @@ class CurvePass {
   uint32_t find_group(uint32_t r, double truth, double tp) const;
   void list_group(uint32_t r, uint32_t g);  // adds g to r's groups (and the index)
   static constexpr size_t kScanned = 16;
+  // Beyond this many groups a merged cluster's sums are bounded, not recomputed.
+  static constexpr size_t kExactGroups = 64;
   void free_slot(uint32_t r);
 
   const Comparison& c_;
@@ -108,7 +119,9 @@ class CurvePass {
   Components uf_;
   std::array<detail::KahanSum, kSums> totals_;
   detail::KahanSum mean_weight_;
-  std::vector<uint32_t> dirty_;
+  std::vector<uint32_t> stale_;  // roots made stale since the last settle()
+  size_t stale_count_ = 0;       // of them, those still stale roots
+  Sums* pending_ = nullptr;      // where a bounded merge adds the groups' changes
   uint64_t merges_ = 0;
 };
 

@@ -78,15 +78,29 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
   std::vector<std::pair<size_t, Row>> rows, best(std::size(kCurveBest), {kNoStep, Row{}});
   std::vector<double> best_value(std::size(kCurveBest), -std::numeric_limits<double>::infinity());
   size_t step = 0;
-  // Settles the pass at threshold t, its step-th row: kept if `keep`, and where it is best.
+  // The pass at threshold t, its step-th row: kept if `keep`, and where it is best. Large
+  // clusters' sums are settled only where the row is kept or their bounds could beat a
+  // best row: past a curve's peak, a giant cluster's bounds rarely can.
   const auto at = [&](double t, bool keep) {
-    pass.settle();
-    const Row r = pass.row(t);
-    for (size_t b = 0; b < best.size(); ++b) {
-      const double v = pass.best_value(r.sums, b);
-      if (v > best_value[b]) best_value[b] = v, best[b] = {step, r};
+    Row r = pass.row(t);
+    const auto could_beat = [&] {
+      for (size_t b = 0; b < best.size(); ++b) {
+        const double bound = pass.best_value(r.sums, b);
+        if (!(bound <= best_value[b])) return true;  // NaN too: no bound to trust
+      }
+      return false;
+    };
+    if (pass.bounded() && (keep || could_beat())) {
+      pass.settle();
+      r = pass.row(t);
     }
-    if (keep) rows.push_back({step, r});
+    if (!pass.bounded()) {
+      for (size_t b = 0; b < best.size(); ++b) {
+        const double v = pass.best_value(r.sums, b);
+        if (v > best_value[b]) best_value[b] = v, best[b] = {step, r};
+      }
+      if (keep) rows.push_back({step, r});
+    }
     ++step;
     detail::poll_interrupt();
   };

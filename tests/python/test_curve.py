@@ -121,7 +121,11 @@ def test_string_ids_and_pairs_in_either_order_count_once_with_their_highest_scor
     assert curve.best("over_merge_rate") == (0.9, 0.0)  # lower is better; the highest tie
 
 
-def test_max_points_keeps_first_last_best_and_spacing():
+@pytest.mark.parametrize("weighted", [False, True])
+def test_max_points_keeps_first_last_best_and_spacing(weighted):
+    """With real-valued weights every cell is a group of its own, so the large clusters'
+    sums are bounded between kept rows (curve_pass.h): the kept rows and the best ones
+    must still be exactly those of the curve that keeps every row."""
     warnings.simplefilter("ignore", cs.CommonScopeWarning)
     rng = np.random.default_rng(5)
     n = 3000
@@ -135,8 +139,11 @@ def test_max_points_keeps_first_last_best_and_spacing():
         "match_probability": np.concatenate([rng.uniform(0.3, 1, len(same)),
                                              rng.uniform(0, 0.7, len(noise))]),
     })  # fmt: skip
-    full = cs.threshold_curve(truth, pairs, max_points=10**9)
-    cut = cs.threshold_curve(truth, pairs, max_points=50)
+    items = None
+    if weighted:
+        items = pd.DataFrame({"item_id": np.arange(n), "weight": rng.uniform(0.5, 2, n)})
+    full = cs.threshold_curve(truth, pairs, items, max_points=10**9)
+    cut = cs.threshold_curve(truth, pairs, items, max_points=50)
     assert len(full.curve) == full.distinct_scores > 50 and len(cut.curve) <= 50
     assert cut.curve.threshold.is_monotonic_decreasing
     assert cut.curve.threshold.iloc[0] == full.curve.threshold.iloc[0]
@@ -147,7 +154,9 @@ def test_max_points_keeps_first_last_best_and_spacing():
     # Every kept row is the full curve's row at that threshold.
     merged = cut.curve.merge(full.curve, on="threshold", suffixes=("", "_full"))
     assert len(merged) == len(cut.curve)
-    assert (merged.f1 == merged.f1_full).all() and (merged.clusters == merged.clusters_full).all()
+    for column in full.curve.columns.drop("threshold"):
+        same = (merged[column] == merged[f"{column}_full"]) | merged[column].isna()
+        assert same.all(), column
     # Evenly spaced in merges: no gap between kept rows is far more than its share.
     merges = len(full.clustering_at(np.inf)) - cut.curve.clusters.to_numpy()
     assert np.diff(merges).max() <= 3 * merges[-1] / 44

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "detail/big_vector.h"
 #include "detail/hash.h"
 
 namespace clusterscore::curves_detail {
@@ -62,7 +63,7 @@ class FlatIndex {
   };
   size_t home(const Key& key) const { return hash_of(key) & mask_; }
 
-  std::vector<Slot> slots_;
+  BigVector<Slot> slots_;  // 2 MiB-aligned: huge pages can back it (clusterscore/memory.h)
   size_t mask_ = 0;
 };
 

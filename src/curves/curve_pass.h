@@ -12,6 +12,7 @@
 #include "curves/cell_index.h"
 #include "curves/groups.h"
 #include "curves/sorted_links.h"
+#include "detail/big_vector.h"
 #include "detail/kahan.h"
 #include "metrics/pointwise_row.h"
 
@@ -101,21 +102,21 @@ class CurvePass {
   const Comparison& c_;
   double total_ = 0, scale_ = 1;
   std::span<const double> design_, row_weight_;
-  std::vector<uint32_t> truth_of_;  // per node: its truth cluster, kNone outside T
-  std::vector<double> weight_, sq_, x_;
-  std::vector<uint32_t> scope_items_;  // per root: its items that count in x_
+  BigVector<uint32_t> truth_of_;  // per node: its truth cluster, kNone outside T
+  BigVector<double> weight_, sq_, x_;
+  BigVector<uint32_t> scope_items_;  // per root: its items that count in x_
   // A pair sum is exactly 0 in `evaluate` where no cell (component, truth cluster) holds two
   // items, w·w − w² for each: these counts say so, where the sums' roundings would not.
   uint64_t paired_cells_ = 0, paired_components_ = 0;
   bool paired_truth_ = false;
-  std::vector<uint32_t> slot_of_;  // per node: its slot while a root of several items
+  BigVector<uint32_t> slot_of_;  // per node: its slot while a root of several items
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  std::vector<Cell> cells_;             // one per item of T to start with
-  std::vector<uint32_t> cell_of_node_;  // per node in T: its cell while alone
-  FlatIndex<CellKey> cell_index_;       // (root, truth cluster) → its cell
-  std::vector<Group> groups_;           // every group made, emptied ones among them
-  FlatIndex<GroupKey> group_index_;     // (root, truth weight, cell weight) → its group
+  BigVector<Cell> cells_;             // one per item of T to start with
+  BigVector<uint32_t> cell_of_node_;  // per node in T: its cell while alone
+  FlatIndex<CellKey> cell_index_;     // (root, truth cluster) → its cell
+  BigVector<Group> groups_;           // every group made, emptied ones among them
+  FlatIndex<GroupKey> group_index_;   // (root, truth weight, cell weight) → its group
   Components uf_;
   std::array<detail::KahanSum, kSums> totals_;
   detail::KahanSum mean_weight_;

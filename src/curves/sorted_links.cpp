@@ -15,8 +15,8 @@ namespace {
 
 // Sorts `v` by `less` (a strict total order: the result does not depend on the split):
 // parts sorted in parallel, then merged pairwise, level by level.
-template <class T, class Less>
-void parallel_sort(std::vector<T>* v, Less less) {
+template <class V, class Less>
+void parallel_sort(V* v, Less less) {
   const size_t n = v->size();
   const size_t parts = std::min<size_t>(detail::workers_for(n / (size_t(1) << 16) + 1), 64);
   std::vector<size_t> cut(parts + 1);
@@ -61,8 +61,8 @@ void check_pairs(size_t rows, const ScoredPairs& p) {
   }
 }
 
-std::vector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& node_of_row) {
-  std::vector<Link> links(p.size());
+BigVector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& node_of_row) {
+  BigVector<Link> links(p.size());
   detail::parallel_ranges(p.size(), [&](size_t begin, size_t end) {
     for (size_t r = begin; r < end; ++r) {
       uint32_t a = p.left[r], b = p.right[r];

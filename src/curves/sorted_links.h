@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "curves/threshold_curve.h"
+#include "detail/big_vector.h"
 
 namespace clusterscore::curves_detail {
 
@@ -28,7 +29,7 @@ void check_pairs(size_t rows, const ScoredPairs& p);
 // The checked pairs' nodes (node_of_row: row → node; empty: the rows themselves), each
 // distinct pair once with its highest score, by descending score, then lo, then hi: the
 // same order on any number of threads. O(P log P), sorted in parallel.
-std::vector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& node_of_row);
+BigVector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& node_of_row);
 
 // Union–find over nodes, by size with path halving.
 class Components {
@@ -42,7 +43,7 @@ class Components {
   void join_under(uint32_t into, uint32_t other) { parent_[other] = into; }
 
  private:
-  std::vector<uint32_t> parent_;
+  BigVector<uint32_t> parent_;
 };
 
 }  // namespace clusterscore::curves_detail

@@ -43,7 +43,7 @@ class Spacing {
   uint64_t merges_, marks_, next_ = 0;
 };
 
-uint64_t count_merges(size_t nodes, const std::vector<Link>& links) {
+uint64_t count_merges(size_t nodes, const BigVector<Link>& links) {
   Components uf(nodes);
   uint64_t merges = 0;
   for (const Link& l : links) {
@@ -53,7 +53,7 @@ uint64_t count_merges(size_t nodes, const std::vector<Link>& links) {
   return merges;
 }
 
-uint64_t count_steps(const std::vector<Link>& links) {
+uint64_t count_steps(const BigVector<Link>& links) {
   uint64_t steps = 0;
   for (size_t i = 0; i < links.size(); ++i) steps += i == 0 || links[i].score != links[i - 1].score;
   return steps;
@@ -69,7 +69,7 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
       throw std::invalid_argument("clusterscore: a threshold that is not a number");
   if (o.thresholds.empty() && o.max_points < 2 + std::size(kCurveBest) + 1)
     throw std::invalid_argument("clusterscore: max_points must be at least 6");
-  const std::vector<Link> links = curves_detail::sorted_links(pairs, node);
+  const BigVector<Link> links = curves_detail::sorted_links(pairs, node);
   CurvePass pass(c);
   CurveTable out;
   out.pairs = links.size();

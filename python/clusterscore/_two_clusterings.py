@@ -182,11 +182,11 @@ class Comparison:
 
     # -- errors ------------------------------------------------------------------------
 
-    def _errors(self) -> _ErrorContext:
-        return _ErrorContext(self)
-
-    def _source(self, name: str) -> Source | None:
-        return {self.roles[0]: self._a, self.roles[1]: self._b, "items": self._items}.get(name)
+    def _errors(self, **more: Source) -> _ErrorContext:
+        """The core's input errors named by file and line: these two clusterings' and
+        items table's, and `more` inputs by the core's names for them."""
+        sources = {self.roles[0]: self._a, self.roles[1]: self._b, "items": self._items, **more}
+        return _ErrorContext(sources, f"{self._a.name} vs {self._b.name}")
 
     # -- summaries -----------------------------------------------------------------------
 
@@ -392,10 +392,11 @@ def _unit_sizes(units: Units | None) -> tuple[np.ndarray | None, np.ndarray | No
 
 class _ErrorContext:
     """Turns the core's InputError(message, source, row) into a ValueError naming the
-    file and line (or input and row) the user has to fix."""
+    file and line (or input and row) the user has to fix: `sources` by the core's names
+    for them; an error of no one input is said of `unnamed`."""
 
-    def __init__(self, owner: Comparison) -> None:
-        self._owner = owner
+    def __init__(self, sources: dict[str, Source | None], unnamed: str) -> None:
+        self._sources, self._unnamed = sources, unnamed
 
     def __enter__(self) -> None:
         return None
@@ -404,9 +405,8 @@ class _ErrorContext:
         if typ is None or not issubclass(typ, _core.InputError):
             return
         message, source, row = exc.args
-        src = self._owner._source(source)
+        src = self._sources.get(source)
         if src is None:
-            a, b = self._owner._a.name, self._owner._b.name
-            raise ValueError(f"{a} vs {b}: {message}") from None
+            raise ValueError(f"{self._unnamed}: {message}") from None
         where = src.where(row) if row >= 0 else src.name
         raise ValueError(f"{where}: {message}") from None

@@ -52,11 +52,11 @@ class CurvePass {
   explicit CurvePass(const Comparison& c);
 
   void link(uint32_t a, uint32_t b);
-  // Whether the totals hold bounds of some clusters' sums (stale), not their values:
-  // f1, precision and pair_precision's sums at most one bound too high and pair sums'
-  // `actual` too low, every other sum exact (each cluster's part of those falls as its
-  // weight grows, `actual`'s rises, the others do not depend on it). Then row()'s best
-  // values are upper bounds of the exact ones.
+  // Whether the totals hold bounds of some clusters' sums (stale), not their values: the
+  // sums of f1 and precision too high, the pair sums' `actual` too low (a cluster's part
+  // of the first two falls as its weight grows, of `actual` rises), those of recall and
+  // the pair sums `together` and `truth` exact (they do not depend on the weight). Then
+  // best_value() of row()'s sums bounds each best metric from above.
   bool bounded() const { return stale_count_ > 0; }
   // Recomputes the stale clusters' sums: the totals exact.
   void settle();

@@ -114,9 +114,8 @@ class ThresholdCurve:
     def best_table(self, metrics: tuple[str, ...] | None = None) -> pd.DataFrame:
         """Per metric (default: kept_best), where it is best (`.best()`), with its
         interval there from the bootstrap of the clustering at that threshold
-        (`.at(t).intervals()`, one per distinct threshold): metric, threshold, clusters,
-        value, std_error, ci_low,
-        ci_high, interval_note."""
+        (`.at(t).intervals()`, one per distinct threshold): columns metric, threshold,
+        clusters, value, std_error, ci_low, ci_high, interval_note."""
         rows, evaluations = [], {}
         for metric in self.kept_best if metrics is None else metrics:
             threshold, value = self.best(metric)

@@ -183,13 +183,10 @@ def _actual_items(
     if items is not None:
         columns.append(items.table.column(item_col))
     as_text = not all(_arrays.is_integer(c) for c in columns)
-    every = pa.chunked_array(
-        [
-            chunk
-            for c in columns
-            for chunk in pa.chunked_array(_arrays.normalize_ids(c, as_text)).chunks
-        ]
-    )
+    normal = [pa.chunked_array(_arrays.normalize_ids(c, as_text)) for c in columns]
+    if len({c.type for c in normal}) > 1:  # text of both offset widths (pandas 3 and a CSV)
+        normal = [c.cast(pa.large_string()) for c in normal]
+    every = pa.chunked_array([chunk for c in normal for chunk in c.chunks], normal[0].type)
     # The core's interning: each row's code in order of first appearance, and each code's
     # first row (one pass, where Arrow's unique and index_in take two).
     codes, first_rows = _core.column_codes(_arrays.id_tuple(every))

@@ -231,3 +231,17 @@ def test_the_same_bits_on_any_number_of_threads(threads):
     finally:
         cs.set_threads(before)
     pd.testing.assert_frame_equal(one, many, check_exact=True)
+
+
+def test_text_ids_of_both_offset_widths_and_an_items_file(tmp_path):
+    """pandas 3 hands text over as large strings, a CSV reads as strings: one id space."""
+    warnings.simplefilter("ignore", cs.CommonScopeWarning)
+    truth = pd.DataFrame({"item_id": ["a", "b", "c"], "cluster_id": [1, 1, 2]})
+    pairs = pa.table({"unique_id_l": pa.array(["a", "b"], pa.large_string()),
+                      "unique_id_r": pa.array(["b", "c"], pa.large_string()),
+                      "match_probability": [0.9, 0.2]})  # fmt: skip
+    items = tmp_path / "items.csv"
+    items.write_text("item_id,weight\na,1\nb,2\nc,1\nd,1\n")
+    curve = cs.threshold_curve(truth, pairs, items)
+    assert curve.curve.clusters.tolist() == [3, 2]  # d, named by the items file only, alone
+    assert curve.clustering_at(0.5).column("item_id").to_pylist() == ["a", "b", "c", "d"]

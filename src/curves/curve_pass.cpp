@@ -84,8 +84,7 @@ Slot& CurvePass::slot(uint32_t r) {
       free_.pop_back();
     }
     Slot& s = slots_[slot_of_[r]];
-    s.groups = {uint32_t(groups_.size())};
-    groups_.push_back(single_group(r));
+    s.groups = {new_group(single_group(r))};
     s.cells = {cell_of_node_[r]};
   }
   return slots_[slot_of_[r]];
@@ -106,6 +105,17 @@ Sums CurvePass::subtract(uint32_t r) {
   const Sums s = slot_of_[r] != kNone ? slots_[slot_of_[r]].sums : sums_of(r);
   for (size_t k = 0; k < kSums; ++k) totals_[k].add(-s[k]);
   return s;
+}
+
+uint32_t CurvePass::new_group(const Group& g) {
+  if (free_groups_.empty()) {
+    groups_.push_back(g);
+    return uint32_t(groups_.size() - 1);
+  }
+  const uint32_t id = free_groups_.back();
+  free_groups_.pop_back();
+  groups_[id] = g;
+  return id;
 }
 
 uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
@@ -132,8 +142,7 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
   if (pending_ != nullptr) add_values(d, x_[r], pending_);
   const uint32_t at = find_group(r, d.truth, d.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
-    groups_.push_back(d);
-    list_group(r, uint32_t(groups_.size() - 1));
+    list_group(r, new_group(d));
     return;
   }
   Group& g = groups_[at];
@@ -166,7 +175,11 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   std::vector<uint32_t> moving;
   if (slot_of_[from] != kNone) {
     const std::vector<uint32_t> groups = slots_[slot_of_[from]].groups;
-    for (uint32_t g : groups) move_group(g, from, into);
+    for (uint32_t g : groups) {
+      move_group(g, from, into);
+      // Emptied here or before: no list holds it once `from`'s is gone.
+      if (groups_[g].cells == 0) free_groups_.push_back(g);
+    }
     moving = std::move(slots_[slot_of_[from]].cells);
   } else {
     add_to_group(into, single_group(from));
@@ -194,7 +207,11 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   }
   // Emptied groups leave the list once they are most of it.
   if (2 * big.emptied > big.groups.size()) {
-    std::erase_if(big.groups, [&](uint32_t g) { return groups_[g].cells == 0; });
+    std::erase_if(big.groups, [&](uint32_t g) {
+      if (groups_[g].cells != 0) return false;
+      free_groups_.push_back(g);
+      return true;
+    });
     big.emptied = 0;
   }
 }

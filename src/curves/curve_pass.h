@@ -94,6 +94,7 @@ class CurvePass {
   // are found by the index (a scan of a large cluster's groups cost their number per merge).
   uint32_t find_group(uint32_t r, double truth, double tp) const;
   void list_group(uint32_t r, uint32_t g);  // adds g to r's groups (and the index)
+  uint32_t new_group(const Group& g);       // an emptied group no list holds, or a new one
   static constexpr size_t kScanned = 16;
   // Beyond this many groups a merged cluster's sums are bounded, not recomputed.
   static constexpr size_t kExactGroups = 64;
@@ -112,11 +113,12 @@ class CurvePass {
   BigVector<uint32_t> slot_of_;  // per node: its slot while a root of several items
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  BigVector<Cell> cells_;             // one per item of T to start with
-  BigVector<uint32_t> cell_of_node_;  // per node in T: its cell while alone
-  FlatIndex<CellKey> cell_index_;     // (root, truth cluster) → its cell
-  BigVector<Group> groups_;           // every group made, emptied ones among them
-  FlatIndex<GroupKey> group_index_;   // (root, truth weight, cell weight) → its group
+  BigVector<Cell> cells_;              // one per item of T to start with
+  BigVector<uint32_t> cell_of_node_;   // per node in T: its cell while alone
+  FlatIndex<CellKey> cell_index_;      // (root, truth cluster) → its cell
+  BigVector<Group> groups_;            // every group made, emptied ones among them
+  std::vector<uint32_t> free_groups_;  // emptied groups no slot lists: made again first
+  FlatIndex<GroupKey> group_index_;    // (root, truth weight, cell weight) → its group
   Components uf_;
   std::array<detail::KahanSum, kSums> totals_;
   detail::KahanSum mean_weight_;

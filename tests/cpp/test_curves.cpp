@@ -4,14 +4,18 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 #include <tuple>
 #include <vector>
 
 #include "clusterscore/error.h"
+#include "comparison/comparison.h"
 #include "curves/cell_index.h"
 #include "curves/sorted_links.h"
+#include "curves/threshold_curve.h"
+#include "helpers.h"
 
 namespace clusterscore::curves_detail {
 namespace {
@@ -97,6 +101,55 @@ TEST(SortedLinks, BadRowsAreNamed) {
   }
   const std::vector<uint32_t> far{0, 5};
   EXPECT_THROW(check_pairs(2, {left, far, score}), std::invalid_argument);
+}
+
+// Every row of a curve equals the overall values of the clustering at its threshold, with
+// real-valued weights (every cell a group of its own, so large clusters take the bounded
+// path) and with few rows kept (rows skipped on bounds); under the sanitizers this runs
+// the pass's tables and moves.
+TEST(ThresholdCurve, EveryRowEqualsTheComparisonAtItsThreshold) {
+  using cstest::ints;
+  std::mt19937 rng(11);
+  const size_t n = 600;
+  std::vector<int64_t> items(n), truth(n), rows(n);
+  std::vector<double> w(n);
+  for (size_t i = 0; i < n; ++i)
+    items[i] = int64_t(i), truth[i] = int64_t(rng() % 120), rows[i] = int64_t(i),
+    w[i] = 0.5 + double(rng() % 1000) / 700;
+  std::vector<uint32_t> left, right;
+  std::vector<double> score;
+  for (int k = 0; k < 1500; ++k) {
+    const uint32_t a = rng() % n, b = rng() % n;
+    if (a == b) continue;
+    left.push_back(a), right.push_back(b), score.push_back(double(rng() % 40) / 39);
+  }
+  const ItemsInput table{ints(items), w.data()};
+  for (TruthScope scope : {TruthScope::kCommon, TruthScope::kEntities}) {
+    // The actual side: one item per cluster, its row the item.
+    const Comparison base({"truth", ints(items), ints(truth)}, {"actual", ints(items), ints(rows)},
+                          &table, MetricFamily::kPointwise, scope);
+    const ScoredPairs pairs{left, right, score};
+    for (size_t max_points : {size_t(1000), size_t(8)}) {
+      const CurveTable curve = threshold_curve(base, pairs, {{}, max_points});
+      ASSERT_GT(curve.threshold.size(), max_points == 8 ? 5u : 30u);
+      for (size_t r = 0; r < curve.threshold.size(); ++r) {
+        const std::vector<uint32_t> label = components_at(n, pairs, curve.threshold[r]);
+        const std::vector<int64_t> actual(label.begin(), label.end());
+        const Comparison at({"truth", ints(items), ints(truth)},
+                            {"actual", ints(items), ints(actual)}, &table, MetricFamily::kPointwise,
+                            scope);
+        const GroupTable want = at.overall();
+        for (size_t k = 0; k < want.names.size(); ++k) {
+          const double got = curve.metrics.column(want.names[k])[r], value = want.columns[k][0];
+          if (std::isnan(value)) {
+            EXPECT_TRUE(std::isnan(got)) << want.names[k];
+          } else {
+            EXPECT_NEAR(got, value, 1e-12) << want.names[k] << " at " << curve.threshold[r];
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

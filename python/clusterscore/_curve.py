@@ -85,7 +85,6 @@ class ThresholdCurve:
                                       int(max_points))  # fmt: skip
         best = d.pop("best")
         self.pairs, self.distinct_scores = int(d.pop("pairs")), int(d.pop("distinct_scores"))
-        d.pop("merges")
         self.curve = pd.DataFrame(d)
         self._best_rows = best
 

@@ -12,7 +12,7 @@ ScoredPairs scored_pairs(const Array<uint32_t>& left, const Array<uint32_t>& rig
       {left.data(), left.shape(0)}, {right.data(), right.shape(0)}, {score.data(), score.shape(0)}};
 }
 
-// threshold_curve() as {"threshold", "clusters", "merges", every metric: arrays; "best":
+// threshold_curve() as {"threshold", "clusters", every metric: arrays; "best":
 // {metric: row or None}; "pairs", "distinct_scores": counts}.
 nb::dict curve_dict(const Comparison& c, const Array<uint32_t>& left, const Array<uint32_t>& right,
                     const Array<double>& score, std::vector<double> thresholds, size_t max_points) {
@@ -23,7 +23,6 @@ nb::dict curve_dict(const Comparison& c, const Array<uint32_t>& left, const Arra
   nb::dict d, best;
   d["threshold"] = to_numpy(std::move(t.threshold));
   d["clusters"] = to_numpy(std::move(t.clusters));
-  d["merges"] = to_numpy(std::move(t.merges));
   for (size_t k = 0; k < t.metrics.names.size(); ++k)
     d[t.metrics.names[k].c_str()] = to_numpy(std::move(t.metrics.columns[k]));
   for (size_t b = 0; b < t.best.size(); ++b)

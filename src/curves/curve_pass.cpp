@@ -265,7 +265,7 @@ void CurvePass::settle() {
 }
 
 Row CurvePass::row(double threshold) const {
-  Row r{threshold, uint64_t(nodes()) - merges_, merges_, {}};
+  Row r{threshold, uint64_t(nodes()) - merges_, {}};
   for (size_t k = 0; k < kSums; ++k) r.sums[k] = totals_[k].value();
   if (paired_cells_ == 0) r.sums[kMeans] = 0;
   if (paired_components_ == 0) r.sums[kMeans + 1] = 0;

@@ -43,7 +43,7 @@ struct Slot {
 // What a curve keeps of one threshold.
 struct Row {
   double threshold;
-  uint64_t clusters, merges;
+  uint64_t clusters;
   Sums sums;
 };
 

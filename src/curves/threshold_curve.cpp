@@ -53,6 +53,10 @@ uint64_t count_merges(size_t nodes, const BigVector<Link>& links) {
   return merges;
 }
 
+void check_threshold(double t) {
+  if (std::isnan(t)) throw std::invalid_argument("clusterscore: a threshold that is not a number");
+}
+
 uint64_t count_steps(const BigVector<Link>& links) {
   uint64_t steps = 0;
   for (size_t i = 0; i < links.size(); ++i) steps += i == 0 || links[i].score != links[i - 1].score;
@@ -64,9 +68,7 @@ uint64_t count_steps(const BigVector<Link>& links) {
 CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const CurveOptions& o) {
   const std::vector<uint32_t> node = curves_detail::node_of_rows(c.joined());
   curves_detail::check_pairs(node.size(), pairs);
-  for (double t : o.thresholds)
-    if (std::isnan(t))
-      throw std::invalid_argument("clusterscore: a threshold that is not a number");
+  for (double t : o.thresholds) check_threshold(t);
   if (o.thresholds.empty() && o.max_points < 2 + std::size(kCurveBest) + 1)
     throw std::invalid_argument("clusterscore: max_points must be at least 6");
   const BigVector<Link> links = curves_detail::sorted_links(pairs, node);
@@ -133,7 +135,6 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
     kept.push_back(r);
     out.threshold.push_back(r.threshold);
     out.clusters.push_back(r.clusters);
-    out.merges.push_back(r.merges);
   }
   for (const auto& b : best) {
     const auto at_row =
@@ -146,7 +147,7 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
 
 std::vector<uint32_t> components_at(size_t rows, const ScoredPairs& pairs, double t) {
   curves_detail::check_pairs(rows, pairs);
-  if (std::isnan(t)) throw std::invalid_argument("clusterscore: a threshold that is not a number");
+  check_threshold(t);
   Components uf(rows);
   for (size_t r = 0; r < pairs.size(); ++r) {
     if (!(pairs.score[r] >= t)) continue;

@@ -35,7 +35,6 @@ struct CurveOptions {
 struct CurveTable {
   std::vector<double> threshold;
   std::vector<uint64_t> clusters;  // the components over the actual items
-  std::vector<uint64_t> merges;    // links that joined two components, from the top
   // The overall metrics of `evaluate` (names and order of Comparison::overall()), one
   // group per row (its index).
   GroupTable metrics;

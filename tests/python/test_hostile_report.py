@@ -47,7 +47,7 @@ Object.defineProperty(document, "title", {
 
 def _hostile(tmp: Path) -> dict[str, Path]:
     """The example with payloads as slice values, slice column names, cluster ids and
-    item ids."""
+    item ids (the scored pairs' among them)."""
     truth = pd.read_csv(EXAMPLE / "truth.csv", dtype=str)
     actual = pd.read_csv(EXAMPLE / "actual.csv", dtype=str)
     v2 = pd.read_csv(EXAMPLE / "actual_v2.csv", dtype=str)
@@ -58,6 +58,9 @@ def _hostile(tmp: Path) -> dict[str, Path]:
     rename = {old: p + str(k) for k, (old, p) in enumerate(zip(firsts, PAYLOADS * 3, strict=True))}
     for df in (truth, actual, v2, items):
         df["item_id"] = df["item_id"].map(lambda i: rename.get(i, i))
+    pairs = pd.read_csv(EXAMPLE / "pairs.csv", dtype={"unique_id_l": str, "unique_id_r": str})
+    for column in ("unique_id_l", "unique_id_r"):
+        pairs[column] = pairs[column].map(lambda i: rename.get(i, i))
     for df in (actual, v2):
         big = df["cluster_id"].value_counts().index[:n]
         df["cluster_id"] = (
@@ -67,7 +70,8 @@ def _hostile(tmp: Path) -> dict[str, Path]:
     items["a.b"] = items["country"]
     items["with space"] = items["source"]
     paths = {}
-    for name, df in {"truth": truth, "actual": actual, "v2": v2, "items": items}.items():
+    tables = {"truth": truth, "actual": actual, "v2": v2, "items": items, "pairs": pairs}
+    for name, df in tables.items():
         paths[name] = tmp / f"{name}.parquet"
         df.to_parquet(paths[name])
     return paths
@@ -89,10 +93,19 @@ def hostile_reports(tmp_path_factory) -> dict[str, Path]:
     judged["verdict"] = ["same" if k % 3 else "different" for k in range(len(judged))]
     judged.to_parquet(d / "judged.parquet")
     cs.report(cs.estimate(s, d / "judged.parquet"), d / "estimate.html")
-    return {k: d / f"{k}.html" for k in ("evaluate", "compare", "diff", "estimate")}
+    # Models named by payloads, over pairs of payload ids.
+    curves = {
+        PAYLOADS[2]: cs.threshold_curve(p["truth"], p["pairs"], p["items"]),
+        PAYLOADS[7]: cs.threshold_curve(p["truth"], p["pairs"], p["items"], thresholds=20),
+    }
+    cs.report(curves, d / "curve.html", title=PAYLOADS[6])  # fmt: skip
+    return {k: d / f"{k}.html" for k in KINDS}
 
 
-@pytest.mark.parametrize("kind", ["evaluate", "compare", "diff", "estimate"])
+KINDS = ["evaluate", "compare", "diff", "estimate", "curve"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_hostile_report_draws_every_chart_and_runs_nothing(hostile_reports, kind):
     sync_api = pytest.importorskip("playwright.sync_api")
     assert BROWSER, "chromium is needed (scripts/setup.sh installs it)"

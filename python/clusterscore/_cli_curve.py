@@ -112,6 +112,8 @@ def curve(
     staging = staged(out)
     outputs = Outputs(report_path, png)
     named = named_runs(pairs)
+    # The truth and items table: paths, then as the first curve read them (read once).
+    read: tuple[Any, Any] = (truth, items)
     chosen = _thresholds(thresholds, grid)
     options: dict[str, Any] = dict(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
@@ -122,12 +124,13 @@ def curve(
     best: dict[str, pd.DataFrame] = {}
     for name, path in named.items():
         with progress.step(f"curve of {name}"):
-            curves[name] = threshold_curve(truth, path, items, left_col=left_col,
+            curves[name] = threshold_curve(read[0], path, read[1], left_col=left_col,
                                            right_col=right_col, score_col=score_col,
                                            thresholds=chosen, max_points=max_points,
                                            **options)  # fmt: skip
         with progress.step(f"intervals at the best thresholds of {name}"):
             best[name] = curves[name].best_table()
+        read = curves[name].inputs
     caveat = next(iter(curves.values())).caveat
     summary = {
         **header(

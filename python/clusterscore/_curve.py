@@ -106,6 +106,12 @@ class ThresholdCurve:
         return Best(float(self.curve.threshold[row]), float(self.curve[metric][row]))
 
     @property
+    def inputs(self) -> tuple[Source, Source | None]:
+        """The truth and the items table as read: another curve of the same truth takes
+        them as they are, without reading them again."""
+        return self._truth, self._items
+
+    @property
     def kept_best(self) -> tuple[str, ...]:
         """The metrics whose best rows the curve always keeps: f1, f1_of_means, pair_f1."""
         return tuple(self._best_rows)

@@ -86,6 +86,14 @@ def sample(
             min=0,
         ),
     ] = 50,
+    page: Annotated[
+        Path | None,
+        typer.Option(
+            "--page",
+            help="Also write the judging page (HTML): one pair at a time, verdicts kept in the"
+            " browser and exported per rater.",
+        ),
+    ] = None,
     items: ItemsOpt = None,
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
@@ -120,6 +128,8 @@ def sample(
     written = [out, raters]
     if out.suffix.lower() == ".csv":
         written.append(Path(str(out) + ".meta.json"))
+    if page is not None:
+        written.append(page)
     tmp = [_stage().file(p) for p in written]
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
@@ -134,8 +144,10 @@ def sample(
             d, pairs, seed, stable_pairs, distance_only=distance_only, replicates=replicates
         )
     with progress.step(f"writing {out}"):
-        s.save(tmp[0], meta_path=tmp[2] if len(tmp) > 2 else None)
+        s.save(tmp[0], meta_path=tmp[2] if out.suffix.lower() == ".csv" else None)
         shown_raters = s.save_for_raters(tmp[1], since=previous)
+        if page is not None:
+            s.page(tmp[-1], since=previous, name=out.stem)
     progress.done()
     summary = {
         **header(
@@ -158,7 +170,7 @@ def sample(
         "second_copies": int((shown_raters.column("copy").to_numpy() == 2).sum()),
         "continues": None if continue_from is None else str(continue_from),
         "totals": s.meta["totals"],
-        "written": [str(out), str(raters)],
+        "written": [str(p) for p in written],
     }
     if json_out:
         show_json(summary)
@@ -170,7 +182,36 @@ def sample(
     console = report.console()
     console.print(report.kv_table("Sample", shown))
     console.print(report.kv_table("Totals of the diff", s.meta["totals"], "impact"))
-    _after_commit.append(lambda: console.print(f"wrote {out} and {raters}"))
+    names = ", ".join(map(str, written[:-1])) + f" and {written[-1]}"
+    _after_commit.append(lambda: console.print(f"wrote {names}"))
+
+
+@command
+def page(
+    sample_file: Annotated[Path, typer.Argument(help="Sample written by `clusterscore sample`.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="The page to write (default: the sample's name, .html)."),
+    ] = None,
+    since: Annotated[
+        Path | None,
+        typer.Option(
+            "--since", help="The sample this one continues: only the pairs new in this round."
+        ),
+    ] = None,
+    quiet: QuietOpt = False,
+) -> None:
+    """Write the judging page of a sample: one self-contained HTML file that shows raters one
+    pair at a time (blind to its kind and to the clusterings), keeps their verdicts in the
+    browser as they are given, and exports each rater's verdicts as a file that `estimate`
+    reads. Replicated pairs' second copies wait for another rater."""
+    s = load_sample(sample_file)
+    previous = None if since is None else load_sample(since)
+    target = out if out is not None else sample_file.with_suffix(".html")
+    with progress.step(f"writing {target}"):
+        s.page(_stage().file(target), since=previous, name=sample_file.stem)
+    progress.done()
+    _after_commit.append(lambda: print(f"wrote {target}"))
 
 
 @command

@@ -95,7 +95,7 @@ def script_json(value: Any) -> str:
     return text
 
 
-def _script_hash(code: str) -> str:
+def script_hash(code: str) -> str:
     digest = hashlib.sha256(code.encode("utf-8")).digest()
     return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
 
@@ -104,7 +104,7 @@ def _policy(scripts: Sequence[str]) -> str:
     """The page's content security policy: nothing from the network, no script but the
     page's own (by hash: an injected <script> or an inline event handler never runs), the
     chart library's expressions ('unsafe-eval': Vega compiles them), inline styles."""
-    hashes = " ".join(_script_hash(s) for s in scripts)
+    hashes = " ".join(script_hash(s) for s in scripts)
     return (
         f"default-src 'none'; script-src {hashes} 'unsafe-eval'; style-src 'unsafe-inline';"
         " img-src data: blob:; font-src data:; connect-src 'none'; form-action 'none';"

@@ -85,7 +85,7 @@ class PairSample:
         """Parquet (metadata in the file) or CSV (metadata in `meta_path`, by default
         `<path>.meta.json`)."""
         p = Path(path)
-        meta = dict(self.meta, checksum=_checksum(self._table, self.meta))
+        meta = dict(self.meta, checksum=checksum(self._table, self.meta))
         if p.suffix.lower() == ".csv":
             sheets.write(self._table, p, every_column=False)
             meta_file = Path(meta_path) if meta_path is not None else Path(str(p) + ".meta.json")
@@ -153,6 +153,19 @@ class PairSample:
         table = self.raters_table(since)
         sheets.write(table, Path(path), every_column=True)
         return table
+
+    def page(
+        self, path: str | Path, since: PairSample | None = None, *, name: str | None = None
+    ) -> Path:
+        """Writes the judging page: one self-contained HTML file (offline, no external
+        script) that shows raters one pair at a time, blind to its kind and to the
+        clusterings, keeps their verdicts in the browser as they are given, and exports
+        each rater's verdicts as a file `estimate` reads. The replicated pairs' second
+        copies wait for a rater other than the first copy's. `since`: as raters_table's.
+        `name`: the sample's name, which the exported files carry (default: the page's)."""
+        from ._page_judge import write_judge_page
+
+        return write_judge_page(self, path, since, name=name or Path(path).stem)
 
     # -- exploring the distance ------------------------------------------------------------
 
@@ -391,7 +404,7 @@ _META = {"format": str, "mode": str, "pairs": int, "stable_pairs": int, "seed": 
 _NEEDED = ("split_rate", "merge_rate")
 
 
-def _checksum(t: pa.Table, meta: dict[str, Any]) -> str:
+def checksum(t: pa.Table, meta: dict[str, Any]) -> str:
     """SHA-256 of everything the estimate reads, in a canonical text form that survives a
     CSV round trip (ids as text, counts as integers, weights exactly as hex floats): the
     core columns and every metadata value but the checksum itself."""
@@ -542,7 +555,7 @@ def _validate(p: Path, table: pa.Table, meta: dict) -> None:
                 f"{p}: stratum {s} holds {got} draws but {expected[s]} were sampled: the file is"
                 " truncated or was edited"
             )
-    if meta["checksum"] != _checksum(table, meta):
+    if meta["checksum"] != checksum(table, meta):
         raise ValueError(f"{p}: the pairs do not match the checksum saved with them: edited?")
 
 

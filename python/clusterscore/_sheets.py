@@ -16,11 +16,11 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 # Starts a formula (or hides one) in a spreadsheet; "'" is escaped so reading is exact.
-_ACTIVE = r"^[=+\-@\t\r']"
+ACTIVE = r"^[=+\-@\t\r']"
 _QUOTED = r"^'[=+\-@\t\r']"
 
 
-def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+def as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """Any column as the text a CSV would hold."""
     t = column.type
     if pa.types.is_dictionary(t):
@@ -36,10 +36,10 @@ def _as_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
 def inert(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """`column` as text, every cell a spreadsheet would evaluate prefixed with "'"."""
-    text = _as_text(column)
+    text = as_text(column)
     if len(text) == 0:
         return text
-    active = pc.fill_null(pc.match_substring_regex(text, _ACTIVE), False)
+    active = pc.fill_null(pc.match_substring_regex(text, ACTIVE), False)
     quote, nothing = pa.scalar("'", text.type), pa.scalar("", text.type)
     return pc.if_else(active, pc.binary_join_element_wise(quote, text, nothing), text)
 

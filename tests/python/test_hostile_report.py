@@ -32,7 +32,7 @@ PAYLOADS = [
 ]
 
 # Run by the page before its own scripts: every way a payload could show itself.
-_WATCH = """
+WATCH = """
 window.__hits = [];
 for (const f of ["alert", "confirm", "prompt"]) {
   window[f] = (...a) => window.__hits.push(f + ":" + a.join(","));
@@ -117,7 +117,7 @@ def test_hostile_report_draws_every_chart_and_runs_nothing(hostile_reports, kind
         page.on("console", lambda m: console.append(f"{m.type}: {m.text}"))
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.on("request", lambda r: requests.append(r.url))
-        page.add_init_script(_WATCH)
+        page.add_init_script(WATCH)
         page.goto(page_file.as_uri())
         charts = page.eval_on_selector_all("div.chart", "els => els.map(e => e.id)")
         assert charts

@@ -1,0 +1,63 @@
+"""A real headless Chromium (Debian's) driven by Playwright, for the pages' tests: a
+profile on disk, so that closing the browser and opening the page again is what a person
+does; every console message, page error and request outside the page's own file is
+collected for the test to check."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@dataclass
+class Seen:
+    console: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+
+
+@contextmanager
+def opened(
+    page_file: Path, profile: Path, seen: Seen | None = None, init: str | None = None
+) -> Iterator[Any]:
+    """The page `page_file` open in a browser whose profile is `profile` (created if
+    missing); the browser closes, and the profile keeps what the page stored, on exit.
+    `init`: a script run before the page's own."""
+    from playwright.sync_api import sync_playwright
+
+    assert BROWSER, "chromium is needed (scripts/setup.sh installs it)"
+    seen = seen if seen is not None else Seen()
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(
+            str(profile), executable_path=BROWSER, headless=True, accept_downloads=True,
+            args=["--no-sandbox", "--proxy-server=http://127.0.0.1:9"],
+            viewport={"width": 1280, "height": 800},
+        )  # fmt: skip
+        try:
+            page = ctx.new_page()
+            if init is not None:
+                page.add_init_script(init)
+            page.on("console", lambda m: seen.console.append(f"{m.type}: {m.text}"))
+            page.on("pageerror", lambda e: seen.console.append(f"error: {e}"))
+            own = page_file.resolve().as_uri()
+            local = (own, "blob:", "data:")
+            page.on("request", lambda r: r.url.startswith(local) or seen.requests.append(r.url))
+            page.goto(own)
+            yield page
+        finally:
+            ctx.close()
+
+
+def download(page: Any, key: str, folder: Path) -> Path:
+    """Presses `key` and saves the file the page offers under its suggested name."""
+    with page.expect_download() as info:
+        page.keyboard.press(key)
+    d = info.value
+    target = folder / d.suggested_filename
+    d.save_as(target)
+    return target

@@ -14,6 +14,10 @@
 - `threshold_curve(truth, pairs, items=None)`: the clustering's overall metrics at every
   match threshold of scored pairs (connected components), in one pass (docs/metrics.md,
   curves).
+- `draw_truth_sample(actual, other_runs, items, records=N, seed=S)`, then
+  `TruthSample.page(path)` to label each seed's entity and `truth_from_labels(labels,
+  sample)`: a truth of complete entities with its design weights 1/π, for the entities
+  scope (docs/metrics.md, drawing the truth sample).
 - `report(result, path)`: one self-contained HTML file of any of those results.
 - `CommonScopeWarning`: warned by `evaluate` and `compare` in the common scope when actual
   items lie outside the truth (precision then speaks of the common items only).
@@ -44,6 +48,9 @@ _HOME = {
     "PairSample": "_sample", "estimate": "_sample", "load_sample": "_sample",
     "sample_pairs": "_sample", "continue_sample": "_sample", "Estimates": "_sample",
     "set_threads": "_threads", "threads": "_threads",
+    "TruthSample": "_truth_sample", "draw_truth_sample": "_truth_sample",
+    "load_truth_sample": "_truth_sample",
+    "LabelledTruth": "_truth_labels", "truth_from_labels": "_truth_labels",
     "__version__": "_version",
 }  # fmt: skip
 
@@ -52,14 +59,17 @@ __all__ = [
     "Diff",
     "Estimates",
     "Evaluation",
+    "LabelledTruth",
     "PairSample",
     "RunComparison",
     "compare",
     "continue_sample",
     "diff",
+    "draw_truth_sample",
     "estimate",
     "evaluate",
     "load_sample",
+    "load_truth_sample",
     "plan_pairs",
     "release_memory",
     "report",
@@ -69,6 +79,8 @@ __all__ = [
     "threads",
     "threshold_curve",
     "ThresholdCurve",
+    "truth_from_labels",
+    "TruthSample",
 ]
 
 
@@ -101,4 +113,6 @@ if TYPE_CHECKING:  # what a type checker and an editor see
         sample_pairs,
     )
     from ._threads import set_threads, threads
+    from ._truth_labels import LabelledTruth, truth_from_labels
+    from ._truth_sample import TruthSample, draw_truth_sample, load_truth_sample
     from ._version import __version__ as __version__

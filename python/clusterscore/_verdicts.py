@@ -64,7 +64,7 @@ def verdict_counts(sample: Any, verdicts: Any) -> Counts:
                 votes[u] += 1
                 same[u] += word == "same"
     if bad:
-        raise ValueError(_bad_lines(bad))
+        raise ValueError(bad_lines(bad))
     return Counts(same[unit], votes[unit], answered[unit])
 
 
@@ -136,7 +136,7 @@ def match_rows(sample: Any, vi: Any, vj: Any) -> np.ndarray:
     return np.where(match == _NONE, swapped, match)
 
 
-def _bad_lines(bad: list[tuple[list[tuple[Source, int]], str]]) -> str:
+def bad_lines(bad: list[tuple[list[tuple[Source, int]], str]]) -> str:
     """One line naming the first _MOST_REPORTED of `bad` (lines, what is wrong); the file
     named once in front when every line is of one file."""
     files = {id(src) for lines, _ in bad for src, _ in lines}

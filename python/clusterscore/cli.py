@@ -112,7 +112,8 @@ def command(fn: F) -> F:
         finally:
             _staging = None
 
-    return app.command(fn.__name__, cls=_Command)(run)  # type: ignore[return-value]
+    name = fn.__name__.replace("_", "-")  # draw_truth: `clusterscore draw-truth`
+    return app.command(name, cls=_Command)(run)  # type: ignore[return-value]
 
 
 def _warning_line(message: Any, *_: Any, **__: Any) -> None:
@@ -285,5 +286,5 @@ def main() -> None:
 
 
 # The commands register themselves on `app` as they load, in the order --help lists them.
-for _commands in ("_cli_score", "_cli_curve", "_cli_judge"):
+for _commands in ("_cli_score", "_cli_curve", "_cli_judge", "_cli_truth"):
     importlib.import_module(f".{_commands}", __package__)

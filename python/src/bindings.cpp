@@ -170,4 +170,5 @@ NB_MODULE(_core, m) {
   bind_judging(m);
   bind_comparison(m);
   bind_curves(m);
+  bind_truth_sample(m);
 }

@@ -68,7 +68,7 @@ function onKeys(handler) {
   document.addEventListener("keydown", (event) => {
     const t = event.target;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    if (t && (t.tagName === "INPUT" || t.tagName === "TEXTAREA")) {
+    if (t && (t.tagName === "TEXTAREA" || (t.tagName === "INPUT" && t.type !== "checkbox"))) {
       if (event.key === "Enter" || event.key === "Escape") {
         if (t.dataset.leaveOnEnter !== undefined) { event.preventDefault(); t.blur(); }
       }

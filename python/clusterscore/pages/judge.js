@@ -130,6 +130,7 @@ function start(name) {
   rater = name.trim();
   if (!rater) return;
   store.last = rater;
+  if (document.activeElement) document.activeElement.blur(); // keys now act on the work
   back = null;
   byId("who").hidden = true;
   render();

@@ -1,0 +1,213 @@
+"""Drawing the truth sample to label (docs/metrics.md, "drawing the truth sample"): seed
+records drawn uniformly without replacement, each seed's candidates (the records any given
+clustering puts with it, and those sharing a blocking value), a labelling page, and the
+labels back as a truth of complete entities with their design weights 1/π. The draw, the
+candidates and π are the core's; this module moves ids, columns and files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from . import _arrays, _core
+from . import _sheets as sheets
+from ._io import (
+    DEFAULT_WEIGHT_COL,
+    Source,
+    load_clustering,
+    load_items,
+    require_columns,
+)
+
+_FORMAT = "clusterscore-truth-sample/1"
+_META, _CANDIDATES, _RECORDS = "sample.json", "candidates.parquet", "records.parquet"
+# A group (a cluster, a blocking value) larger than this adds no candidates: a labeller
+# cannot read it, and a blocking value shared by half the file is no candidate list.
+MOST_PER_GROUP = 200
+
+
+class TruthSample:
+    """Seed records to label and their candidates.
+
+    `.seeds`: the seed records' ids in the order drawn. `.candidates`: a DataFrame of
+    `seed` (the seed's id), `item_id` and the items table's attributes, the seed's own
+    record first. `.meta`: the population's size (`records`), the number drawn (`draws`),
+    the seed, the runs and blocking column the candidates came from."""
+
+    def __init__(self, candidates: pa.Table, records: pa.Array, meta: dict[str, Any]) -> None:
+        self._candidates = candidates
+        self._records = records
+        self.meta = meta
+
+    @property
+    def seeds(self) -> list[Any]:
+        return list(self.meta["seeds"])
+
+    @property
+    def candidates(self) -> pd.DataFrame:
+        return self._candidates.to_pandas()
+
+    @property
+    def records(self) -> pa.Array:
+        """Every record of the population the seeds were drawn from."""
+        return self._records
+
+    def __repr__(self) -> str:
+        m = self.meta
+        return (f"TruthSample({m['draws']:,} seed records of {m['records']:,},"
+                f" {self._candidates.num_rows:,} candidates, seed {m['seed']})")  # fmt: skip
+
+    def save(self, folder: str | Path) -> Path:
+        """Writes the sample to `folder` (created): what truth_from_labels reads."""
+        d = Path(folder)
+        d.mkdir(parents=True, exist_ok=True)
+        pq.write_table(self._candidates, d / _CANDIDATES)
+        pq.write_table(pa.table({"item_id": self._records}), d / _RECORDS)
+        (d / _META).write_text(json.dumps(self.meta, indent=2) + "\n", encoding="utf-8")
+        return d
+
+    def page(self, path: str | Path, *, name: str | None = None) -> Path:
+        """Writes the labelling page: per seed record, its candidates with their attributes
+        and a tick for "same entity as the seed", a way to add a record by id, progress,
+        answers kept in the browser, and an export that truth_from_labels reads."""
+        from ._page_label import write_label_page
+
+        return write_label_page(self, path, name=name or Path(path).stem)
+
+
+def draw_truth_sample(
+    actual: Any,
+    other_runs: Any = (),
+    items: Any = None,
+    *,
+    records: int,
+    seed: int,
+    block_col: str | None = None,
+    item_col: str = "item_id",
+    cluster_col: str = "cluster_id",
+    most_per_group: int = MOST_PER_GROUP,
+) -> TruthSample:
+    """Draws `records` seed records uniformly without replacement from every record known
+    (the items table's and every run's), and gathers each seed's candidates: the records
+    that `actual` or any of `other_runs` puts in its cluster, and, with `block_col` (a
+    column of `items`), the records sharing its value there. Label each seed's whole
+    entity, then truth_from_labels() gives the truth and its weights 1/π."""
+    if isinstance(records, bool) or not isinstance(records, int) or records < 1:
+        raise ValueError(f"records must be a whole number ≥ 1, not {records!r}")
+    runs = [actual, *(other_runs.values() if isinstance(other_runs, dict) else other_runs)]
+    clusterings = [load_clustering(r, "actual" if k == 0 else f"run {k + 1}", item_col,
+                                   cluster_col) for k, r in enumerate(runs)]  # fmt: skip
+    item_src = None if items is None else load_items(items, item_col, DEFAULT_WEIGHT_COL)
+    if block_col is not None:
+        if item_src is None:
+            raise ValueError(f"block_col {block_col!r} is a column of the items table: give items")
+        require_columns(item_src, [block_col], "name the blocking column with block_col")
+    id_columns = ([] if item_src is None else [item_src.table.column(item_col)]) + [
+        c.table.column(item_col) for c in clusterings
+    ]
+    ids, rows = _population(id_columns)
+    n_records = len(ids)
+    if records > n_records:
+        raise ValueError(f"records: {records:,} asked, but there are {n_records:,} records")
+    groups = []
+    offset = 0 if item_src is None else item_src.table.num_rows
+    for src in clusterings:
+        at = rows[offset : offset + src.table.num_rows]
+        offset += src.table.num_rows
+        groups.append(_scatter(n_records, at, src.table.column(cluster_col)))
+    if block_col is not None and item_src is not None:
+        groups.append(_scatter(n_records, rows[: item_src.table.num_rows],
+                               item_src.table.column(block_col)))  # fmt: skip
+    seeds: Any = _core.draw_records(n_records, records, seed)  # a uint64 array
+    seed_of, record, too_large = _core.gather_candidates(groups, seeds, most_per_group)
+    seed_ids = _arrays.take(ids, pa.array(seeds.astype(np.int64))).to_pylist()
+    candidates = _candidate_table(ids, seed_ids, seed_of, record, item_src, item_col, rows)
+    meta = {"format": _FORMAT, "records": n_records, "draws": records, "seed": seed,
+            "seeds": seed_ids, "runs": len(clusterings), "block_col": block_col,
+            "most_per_group": most_per_group, "groups_too_large": int(too_large),
+            "item_col": item_col}  # fmt: skip
+    return TruthSample(candidates, _arrays.flat(ids), meta)
+
+
+def _population(columns: list[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray]:
+    """Every distinct id of `columns` in order of first appearance, and each row's place
+    among them (the rows of all columns, one after another)."""
+    as_text = not all(_arrays.is_integer(c) for c in columns)
+    normal = [pa.chunked_array(_arrays.normalize_ids(c, as_text)) for c in columns]
+    if len({c.type for c in normal}) > 1:
+        normal = [c.cast(pa.large_string()) for c in normal]
+    every = pa.chunked_array([chunk for c in normal for chunk in c.chunks], normal[0].type)
+    codes, first_rows = _core.column_codes(_arrays.id_tuple(every))
+    ids = _arrays.flat(_arrays.take(every, pa.array(first_rows.astype(np.int64))))
+    return ids, np.asarray(codes)
+
+
+def _scatter(n: int, at: np.ndarray, column: pa.ChunkedArray) -> np.ndarray:
+    """A group code per record of the population: `column`'s value's code at the records
+    `at` (a missing value, and a record not listed: no group)."""
+    out = np.full(n, _core.NO_GROUP, np.uint32)
+    valid = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), bool)
+    values = column.filter(pa.array(valid)) if not valid.all() else column
+    if len(values) == 0:
+        return out
+    normal = _arrays.normalize_ids(values, not _arrays.is_integer(values))
+    codes, _ = _core.column_codes(_arrays.id_tuple(normal))
+    out[at[valid]] = codes
+    return out
+
+
+def _candidate_table(ids: pa.Array, seed_ids: list[Any], seed_of: np.ndarray,
+                     record: np.ndarray, item_src: Source | None, item_col: str,
+                     rows: np.ndarray) -> pa.Table:  # fmt: skip
+    """seed, item_id, then the items table's attributes as text (the seed's own record
+    first among its candidates)."""
+    record = record.astype(np.int64)
+    own = _arrays.take(ids, pa.array(record)).to_pylist()
+    order = sorted(
+        range(len(record)), key=lambda k: (int(seed_of[k]), own[k] != seed_ids[seed_of[k]])
+    )
+    take = np.asarray(order, np.int64)
+    cols: dict[str, Any] = {
+        "seed": pa.array([seed_ids[int(seed_of[k])] for k in order]),
+        "item_id": pa.array([own[k] for k in order]),
+    }
+    if item_src is not None:
+        t = item_src.table
+        where = np.full(len(ids), -1, np.int64)
+        where[rows[: t.num_rows][::-1]] = np.arange(t.num_rows)[::-1]  # an id's first row
+        at = where[record[take]]
+        found = pa.array(np.where(at < 0, 0, at))
+        missing = pa.array(at < 0)
+        for name in t.column_names:
+            if name in (item_col, DEFAULT_WEIGHT_COL):
+                continue
+            values = sheets.as_text(t.column(name).take(found))
+            cols[name] = pc.if_else(missing, pa.scalar(None, values.type), values)
+    return pa.table(cols)
+
+
+def load_truth_sample(folder: str | Path) -> TruthSample:
+    """A sample saved by TruthSample.save (or `clusterscore draw-truth --out`)."""
+    d = Path(folder)
+    meta_file = d / _META
+    if not meta_file.is_file():
+        raise ValueError(f"{d}: not a truth sample (no {_META}; write one with draw-truth --out)")
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"{meta_file}: not the JSON draw-truth writes ({e})") from None
+    if not isinstance(meta, dict) or meta.get("format") != _FORMAT:
+        raise ValueError(f"{meta_file}: not a truth sample of this version ({_FORMAT})")
+    try:
+        candidates = pq.read_table(d / _CANDIDATES)
+        records = pq.read_table(d / _RECORDS).column("item_id")
+    except (OSError, KeyError, pa.ArrowException) as e:
+        raise ValueError(f"{d}: cannot read the truth sample's tables ({e})") from None
+    return TruthSample(candidates, _arrays.flat(records), meta)

@@ -150,3 +150,19 @@ def first_bad_weight(weights: np.ndarray) -> int | None:
     or None."""
     bad = ~(np.isfinite(weights) & (weights > 0))
     return int(np.argmax(bad)) if bad.any() else None
+
+
+def shared_codes(columns: list[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray]:
+    """Every distinct id of `columns` (integers if all are, else text) in order of first
+    appearance, and each row's code there: the rows of all columns one after another. The
+    core's interning: one pass, where Arrow's unique and index_in take two."""
+    from . import _core
+
+    as_text = not all(is_integer(c) for c in columns)
+    normal = [pa.chunked_array(normalize_ids(c, as_text)) for c in columns]
+    if len({c.type for c in normal}) > 1:  # text of both offset widths (pandas 3 and a CSV)
+        normal = [c.cast(pa.large_string()) for c in normal]
+    every = pa.chunked_array([chunk for c in normal for chunk in c.chunks], normal[0].type)
+    codes, first_rows = _core.column_codes(id_tuple(every))
+    ids = flat(take(every, pa.array(first_rows.astype(np.int64))))
+    return ids, np.asarray(codes)

@@ -187,17 +187,9 @@ def _actual_items(
     columns = [pairs.table.column(left_col), pairs.table.column(right_col)]
     if items is not None:
         columns.append(items.table.column(item_col))
-    as_text = not all(_arrays.is_integer(c) for c in columns)
-    normal = [pa.chunked_array(_arrays.normalize_ids(c, as_text)) for c in columns]
-    if len({c.type for c in normal}) > 1:  # text of both offset widths (pandas 3 and a CSV)
-        normal = [c.cast(pa.large_string()) for c in normal]
-    every = pa.chunked_array([chunk for c in normal for chunk in c.chunks], normal[0].type)
-    # The core's interning: each row's code in order of first appearance, and each code's
-    # first row (one pass, where Arrow's unique and index_in take two).
-    codes, first_rows = _core.column_codes(_arrays.id_tuple(every))
-    if len(first_rows) >= 2**32 - 1:
+    ids, codes = _arrays.shared_codes(columns)
+    if len(ids) >= 2**32 - 1:
         raise ValueError("pairs: more than 2^32 - 2 distinct items")
-    ids = _arrays.flat(_arrays.take(every, pa.array(first_rows.astype(np.int64))))
     n = pairs.table.num_rows
     return ids, np.ascontiguousarray(codes[:n]), np.ascontiguousarray(codes[n : 2 * n])
 

@@ -89,13 +89,7 @@ def _sources(labels: Any) -> list[Source]:
 
 def _rows(records: pa.Array, columns: list[pa.ChunkedArray]) -> list[np.ndarray]:
     """Per column, each value's row among `records` (≥ len(records): not a record)."""
-    every = [pa.chunked_array([records]), *columns]
-    as_text = not all(_arrays.is_integer(c) for c in every)
-    normal = [pa.chunked_array(_arrays.normalize_ids(c, as_text)) for c in every]
-    if len({c.type for c in normal}) > 1:
-        normal = [c.cast(pa.large_string()) for c in normal]
-    joined = pa.chunked_array([chunk for c in normal for chunk in c.chunks], normal[0].type)
-    codes = np.asarray(_core.column_codes(_arrays.id_tuple(joined))[0], np.int64)
+    codes = _arrays.shared_codes([pa.chunked_array([records]), *columns])[1].astype(np.int64)
     out, start = [], len(records)
     for c in columns:
         out.append(codes[start : start + len(c)])

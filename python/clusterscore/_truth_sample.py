@@ -112,7 +112,7 @@ def draw_truth_sample(
     id_columns = ([] if item_src is None else [item_src.table.column(item_col)]) + [
         c.table.column(item_col) for c in clusterings
     ]
-    ids, rows = _population(id_columns)
+    ids, rows = _arrays.shared_codes(id_columns)
     n_records = len(ids)
     if records > n_records:
         raise ValueError(f"records: {records:,} asked, but there are {n_records:,} records")
@@ -134,19 +134,6 @@ def draw_truth_sample(
             "most_per_group": most_per_group, "groups_too_large": int(too_large),
             "item_col": item_col}  # fmt: skip
     return TruthSample(candidates, _arrays.flat(ids), meta)
-
-
-def _population(columns: list[pa.ChunkedArray]) -> tuple[pa.Array, np.ndarray]:
-    """Every distinct id of `columns` in order of first appearance, and each row's place
-    among them (the rows of all columns, one after another)."""
-    as_text = not all(_arrays.is_integer(c) for c in columns)
-    normal = [pa.chunked_array(_arrays.normalize_ids(c, as_text)) for c in columns]
-    if len({c.type for c in normal}) > 1:
-        normal = [c.cast(pa.large_string()) for c in normal]
-    every = pa.chunked_array([chunk for c in normal for chunk in c.chunks], normal[0].type)
-    codes, first_rows = _core.column_codes(_arrays.id_tuple(every))
-    ids = _arrays.flat(_arrays.take(every, pa.array(first_rows.astype(np.int64))))
-    return ids, np.asarray(codes)
 
 
 def _scatter(n: int, at: np.ndarray, column: pa.ChunkedArray) -> np.ndarray:

@@ -12,6 +12,8 @@ import math
 import pandas as pd
 from browser import Seen, download, opened
 from conftest import EXAMPLE
+from test_hostile_report import PAYLOADS, WATCH
+from test_page_judge import SHEET
 
 import clusterscore as cs
 
@@ -105,3 +107,36 @@ def test_label_twenty_seeds_export_build_the_truth_and_evaluate(run_cli, tmp_pat
         if isinstance(value, float):
             assert got[metric] is not None and math.isclose(got[metric], value, rel_tol=1e-12,
                                                             abs_tol=1e-12), metric  # fmt: skip
+
+
+def test_hostile_ids_and_values_show_as_text_and_come_back_exact(tmp_path):
+    names = [p[:200] + str(k) for k, p in enumerate(PAYLOADS + SHEET)]
+    actual = pd.DataFrame({"item_id": names, "cluster_id": names})  # candidates: the seed
+    items = pd.DataFrame({"item_id": names, PAYLOADS[1]: list(reversed(names))})
+    s = cs.draw_truth_sample(actual, items=items, records=len(names), seed=1)
+    # A one-line field holds no line break: such ids are ticked, never typed.
+    typeable = [n for n in names if n.strip() == n and not set(n) & {"\n", "\r", "\u2028"}]
+    page_file = s.page(tmp_path / "hostile.html")
+    seen = Seen()
+    with opened(page_file, tmp_path / "profile", seen, init=WATCH) as page:
+        page.fill("#rater", PAYLOADS[0])
+        page.keyboard.press("Enter")
+        assert page.locator("#candidates thead th").all_inner_texts()[2] == PAYLOADS[1]
+        shown = []
+        for k in range(len(names)):
+            ids = page.locator("#candidates tbody tr td.id").all_text_contents()
+            shown.append(ids[0])
+            if k == 0:  # every record one entity with the first seed, added by id
+                for name in typeable:
+                    page.keyboard.press("a")
+                    page.keyboard.insert_text(name)
+                    page.keyboard.press("Enter")
+            page.keyboard.press("Enter")
+        labels = download(page, "e", tmp_path)
+        assert page.evaluate("window.__hits") == []
+        assert page.locator("img, svg, iframe, script:not([type])").count() == 1  # its own
+    assert seen.console == [] and seen.requests == []
+    assert shown == s.seeds
+    t = cs.truth_from_labels(labels, s)
+    assert sorted(t.truth["item_id"]) == sorted(names)
+    assert len(t.weights) == 1 + len(set(names) - set(typeable) - {s.seeds[0]})

@@ -22,6 +22,7 @@ from ._io import (
     require_no_nulls,
     require_numeric,
     require_rows,
+    revive_ids,
 )
 from ._terms import setting, term
 
@@ -192,6 +193,7 @@ def _weights_table(obj: Any) -> Source:
         src = Source(table, "cluster_weights", "memory")
     else:
         src = load_table(obj, "cluster_weights", ("cluster_id",))
+        revive_ids(src, ("cluster_id",))
     require_columns(src, ["cluster_id", "weight"], "a design-weights table has cluster_id, weight")
     require_rows(src)
     require_no_nulls(src, "cluster_id")

@@ -16,6 +16,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as pads
 
 from . import _arrays, _core
+from . import _sheets as sheets
 from ._io_csv import _read_csv, _text_columns, delimiter_hint
 from ._io_parquet import (
     _LOCAL,
@@ -232,6 +233,18 @@ def require_no_nulls(src: Source, column: str) -> None:
         raise ValueError(f"{src.where(row)}: missing value in column '{column}'")
 
 
+def revive_ids(src: Source, columns: tuple[str, ...]) -> None:
+    """The id columns of a CSV file as they were before clusterscore wrote them for a
+    spreadsheet (`_sheets.py`: a cell that would run as a formula got a leading "'"), so
+    that a truth or weights file written by truth-from-labels reads back exactly."""
+    if src.kind != "csv":
+        return
+    for c in columns:
+        if c in src.table.column_names:
+            k = src.table.column_names.index(c)
+            src.table = src.table.set_column(k, c, sheets.revive(src.table.column(k)))
+
+
 def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Source:
     if item_col == cluster_col:
         raise ValueError(
@@ -254,6 +267,7 @@ def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Sou
     require_no_nulls(src, cluster_col)
     require_id_column(src, item_col)
     require_id_column(src, cluster_col)
+    revive_ids(src, (item_col, cluster_col))
     if src.kind != "memory":  # a table of our own: its strings may go
         code_column(src, cluster_col)
     return src
@@ -287,6 +301,7 @@ def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
     require_rows(src)
     require_no_nulls(src, item_col)
     require_id_column(src, item_col)
+    revive_ids(src, (item_col,))
     if weight_col in src.table.column_names:
         require_no_nulls(src, weight_col)
         require_numeric(src, weight_col)

@@ -50,6 +50,8 @@ def revive(column: pa.ChunkedArray) -> pa.ChunkedArray:
     t = column.type
     if not (pa.types.is_string(t) or pa.types.is_large_string(t)) or len(column) == 0:
         return column
+    if not pc.any(pc.starts_with(column, "'")).as_py():  # the usual case, at a byte a row
+        return column
     quoted = pc.fill_null(pc.match_substring_regex(column, _QUOTED), False)
     if not pc.any(quoted).as_py():
         return column

@@ -5,6 +5,7 @@ entities-scope intervals cover the population's values."""
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 
@@ -170,3 +171,27 @@ def test_entities_scope_intervals_from_drawn_seeds_cover_the_population():
                 hits[m] += iv.loc[m, "ci_low"] <= whole[m] <= iv.loc[m, "ci_high"]
     coverage = {m: h / runs for m, h in hits.items()}
     assert all(0.93 <= c <= 0.97 for c in coverage.values()), coverage
+
+
+def test_truth_and_weights_written_for_a_spreadsheet_read_back_exactly(run_cli, tmp_path):
+    """Ids a spreadsheet would run are written with a leading apostrophe, and evaluate reads
+    the files back as the ids they were: every labelled record is found in the run."""
+    names = ["=1+1", "+2", "-3", "@SUM(A1)", "'quoted", "plain", "=HYPERLINK(x)", "tab\there"]
+    actual = pd.DataFrame({"item_id": names, "cluster_id": ["=c", "=c", "+d", "+d", "'e", "'e",
+                                                            "f", "f"]})  # fmt: skip
+    actual.to_csv(tmp_path / "actual.csv", index=False)
+    s = cs.draw_truth_sample(tmp_path / "actual.csv", records=4, seed=0)
+    s.save(tmp_path / "ts")
+    labels = pd.DataFrame({"seed": s.seeds, "item_id": s.seeds, "same_entity": "yes"})
+    labels.to_parquet(tmp_path / "labels.parquet")
+    truth, weights = tmp_path / "truth.csv", tmp_path / "weights.csv"
+    r = run_cli("truth-from-labels", str(tmp_path / "labels.parquet"), "--sample",
+                str(tmp_path / "ts"), "--out", str(truth), "--weights", str(weights))  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    written = pd.read_csv(truth, dtype=str, keep_default_na=False)
+    assert not written["item_id"].str.match(r"[=+\-@\t]").any()
+    r = run_cli("evaluate", str(truth), str(tmp_path / "actual.csv"), "--truth-scope",
+                "entities", "--cluster-weights", str(weights), "--json", "-q")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    coverage = json.loads(r.stdout)["coverage"]
+    assert coverage["truth_only_items"] == 0 and coverage["truth_items"] == 4

@@ -25,6 +25,7 @@ from ._io import (
     require_rows,
 )
 from ._io_source import Source
+from ._notebook import result_html
 from ._progress import step
 from ._terms import term
 
@@ -45,6 +46,14 @@ class ThresholdCurve:
     `.curve` is a DataFrame (`threshold` descending, `clusters`, then every overall
     metric of `evaluate`); `.best(metric)` the threshold where a metric is best and its
     value; `.at(t)` the full `Evaluation` of the clustering at threshold t."""
+
+    def __repr__(self) -> str:
+        best = self.best("f1")
+        return (f"ThresholdCurve({len(self.curve):,} thresholds kept; best f1"
+                f" {best.value:.4f} at {best.threshold:.6g})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     def __init__(
         self,

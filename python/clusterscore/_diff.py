@@ -11,6 +11,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _arrays, _core, _engine
+from ._notebook import headline, result_html
 from ._two_clusterings import Comparison
 
 _SUMMARY = (
@@ -30,6 +31,13 @@ class Diff(Comparison):
     `.overall` and `.coverage` are dicts; `.per_item()`, `.per_cluster("base" | "exp")`,
     `.per_slice(column)` and `.flows()` are pandas DataFrames.
     """
+
+    def __repr__(self) -> str:
+        return headline("Diff", self.overall, ("split_distance", "merge_distance",
+                                               "jaccard_distance"))  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     roles = ("base", "exp")
     _family = _core.MetricFamily.impact

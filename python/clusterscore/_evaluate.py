@@ -26,6 +26,7 @@ from ._estimates import (
     scope_of,
 )
 from ._io import load_clustering
+from ._notebook import headline, result_html
 from ._progress import step
 from ._terms import setting, term
 from ._two_clusterings import Comparison, reading
@@ -44,6 +45,13 @@ class Evaluation(Comparison):
     cluster is read whole, and the means are weighted by the truth clusters' design
     weights: estimates for the whole actual clustering.
     """
+
+    def __repr__(self) -> str:
+        return headline(f"Evaluation[{self.truth_scope} scope]", self.overall,
+                        ("precision", "recall", "f1", "pair_f1"))  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     roles = ("truth", "actual")
     _family = _core.MetricFamily.pointwise

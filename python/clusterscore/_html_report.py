@@ -121,6 +121,8 @@ class Page:
         self.parts: list[str] = []
         self.charts: dict[str, dict[str, Any]] = {}
 
+    draws_charts = True  # a page that shows none (a notebook's view) builds none
+
     def section(self, heading: str) -> None:
         self.parts.append(f"<h2>{html.escape(heading)}</h2>")
 
@@ -229,16 +231,26 @@ def _noted(df: pd.DataFrame, columns: list[str]) -> list[str]:
 
 
 def _evaluation(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
+    evaluation_headline(page, ev)
+    _evaluation_details(page, ev, slices)
+
+
+def evaluation_headline(page: Page, ev: Evaluation) -> None:
+    """Coverage, the common scope's caveat, every overall metric with its interval."""
     _coverage(page, ev.coverage, ev.roles)
     if (caveat := common_scope_caveat(ev)) is not None:
         page.text(caveat)
     iv = ev.intervals()
     page.section(f"Overall ({ev.estimand})")
-    page.chart("overall", C.estimates_with_intervals(
-        _interval_rows(iv)[_noted(iv, ["label", "estimate", "std_error", "ci_low", "ci_high"])],
-        f"Every metric with its {level(ev.bootstrap.confidence)} interval"))  # fmt: skip
+    if page.draws_charts:  # a notebook's view has none
+        page.chart("overall", C.estimates_with_intervals(
+            _interval_rows(iv)[_noted(iv, ["label", "estimate", "std_error", "ci_low", "ci_high"])],
+            f"Every metric with its {level(ev.bootstrap.confidence)} interval"))  # fmt: skip
     page.table(iv, _noted(iv, ["metric", "estimate", "std_error", "ci_low", "ci_high"]),
                labels=["metric"])  # fmt: skip
+
+
+def _evaluation_details(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
     for name in slices:
         by = ev.intervals(by=name)
         by = by[by["metric"].isin(["precision", "recall", "f1"])]
@@ -264,6 +276,14 @@ def _evaluation(page: Page, ev: Evaluation, slices: Sequence[str]) -> None:
 
 
 def _comparison(page: Page, rc: RunComparison, slices: Sequence[str]) -> None:
+    caveats = comparison_headline(page, rc)
+    for name in slices:
+        _delta_tables(page, rc.deltas(name), name, any(caveats.values()))
+
+
+def comparison_headline(page: Page, rc: RunComparison) -> dict[str, str | None]:
+    """Each run's coverage, caveat and overall metrics, and the overall deltas; returns
+    the caveats by run."""
     page.section("Coverage of the truth by each run")
     cov = pd.DataFrame([{"run": name, **e.coverage} for name, e in rc.evaluations.items()])
     page.table(cov, ["run", "common_items", "truth_items", "actual_only_items", "common_weight"],
@@ -276,37 +296,41 @@ def _comparison(page: Page, rc: RunComparison, slices: Sequence[str]) -> None:
     per_run = pd.concat([_interval_rows(e.intervals()).assign(run=name)
                          for name, e in rc.evaluations.items()])  # fmt: skip
     per_run = per_run.assign(label=per_run["run"] + " · " + per_run["label"])
-    page.chart("runs", C.estimates_with_intervals(
-        per_run[_noted(per_run, ["label", "estimate", "ci_low", "ci_high"])],
-        "Every run's metrics"))  # fmt: skip
+    if page.draws_charts:  # a notebook's view has none
+        page.chart("runs", C.estimates_with_intervals(
+            per_run[_noted(per_run, ["label", "estimate", "ci_low", "ci_high"])],
+            "Every run's metrics"))  # fmt: skip
     page.table(per_run, _noted(per_run, ["run", "metric", "estimate", "ci_low", "ci_high"]),
                labels=["run", "metric"])  # fmt: skip
-    tables = {"overall": rc.deltas(), **{s: rc.deltas(s) for s in slices}}
-    for key, df in tables.items():
-        by = None if key == "overall" else key
-        if by is not None:
-            df = df[df["metric"].isin(["precision", "recall", "f1"])]
-        for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
-            title = f"{b} − {a}" + ("" if by is None else f", per {by}")
-            page.section(title)
-            page.text(
-                "green: better, red: worse (the interval excludes 0); grey: not distinguishable"
-                + (". Precision-type deltas compare the common items only: actual items"
-                   " outside the truth are not counted (see the coverage above)"
-                   if any(caveats.values()) else "")
-            )  # fmt: skip
+    _delta_tables(page, rc.deltas(), None, any(caveats.values()))
+    return caveats
+
+
+def _delta_tables(page: Page, df: pd.DataFrame, by: str | None, caveat: bool) -> None:
+    """The deltas of every pair of runs, overall (`by` None) or per value of slice `by`."""
+    key = "overall" if by is None else by
+    if by is not None:
+        df = df[df["metric"].isin(["precision", "recall", "f1"])]
+    for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
+        title = f"{b} − {a}" + ("" if by is None else f", per {by}")
+        page.section(title)
+        page.text(
+            "green: better, red: worse (the interval excludes 0); grey: not distinguishable"
+            + (". Precision-type deltas compare the common items only: actual items"
+               " outside the truth are not counted (see the coverage above)"
+               if caveat else "")
+        )  # fmt: skip
+        if page.draws_charts:  # a notebook's view has none
             page.chart(f"deltas-{key}-{a}-{b}", C.deltas(part, title, by))
-            marks = C.delta_colours(part, "pointwise").map(
-                {C.BETTER: "better", C.WORSE: "worse", C.UNSURE: "unsure"})  # fmt: skip
-            shown = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
-            cols = _noted(part, ([by] if by else []) + shown)
-            page.table(part, cols, labels=([by] if by else []) + ["metric"], marks=marks)
+        marks = C.delta_colours(part, "pointwise").map(
+            {C.BETTER: "better", C.WORSE: "worse", C.UNSURE: "unsure"})  # fmt: skip
+        shown = ["metric", "value_a", "value_b", "delta", "std_error", "ci_low", "ci_high"]
+        cols = _noted(part, ([by] if by else []) + shown)
+        page.table(part, cols, labels=([by] if by else []) + ["metric"], marks=marks)
 
 
 def _diff(page: Page, d: Diff, slices: Sequence[str]) -> None:
-    _coverage(page, d.coverage, d.roles)
-    page.section("Overall impact")
-    page.values(d.overall, "impact")
+    diff_headline(page, d)
     for name in slices:
         df = d.per_slice(name)
         page.section(f"Per {name}")
@@ -330,12 +354,27 @@ def _diff(page: Page, d: Diff, slices: Sequence[str]) -> None:
                    labels=["cluster_id"], group="impact")  # fmt: skip
 
 
+def diff_headline(page: Page, d: Diff) -> None:
+    """Coverage and the overall impact."""
+    _coverage(page, d.coverage, d.roles)
+    page.section("Overall impact")
+    page.values(d.overall, "impact")
+
+
 # Which estimate's judged draws count each class of pairs.
 _CLASSES = {"split pairs": "good_split_distance", "merge pairs": "good_merge_distance",
             "stable pairs": "affected_good_index"}  # fmt: skip
 
 
 def _estimates(page: Page, result: dict[str, dict[str, Any]]) -> None:
+    estimates_headline(page, result)
+    draws = {k: int(result[m]["pairs"]) for k, m in _CLASSES.items() if m in result}
+    page.section("Judged draws per class")
+    page.chart("judged", C.judged_draws(draws, "Judged draws per class of pairs"))
+
+
+def estimates_headline(page: Page, result: dict[str, dict[str, Any]]) -> None:
+    """Every estimate with its interval, and what the raters' replicates measured."""
     rows = [{"metric": k, **v} for k, v in result.items()]
     df = pd.DataFrame(rows)
     page.section("Estimates from judged pairs")
@@ -343,24 +382,28 @@ def _estimates(page: Page, result: dict[str, dict[str, Any]]) -> None:
     # By the registry's direction and the interval, as every delta: a good part whose
     # interval lies above 0 is green, a bad part's red, a worse delta_precision red.
     colour = C.delta_colours(judged, "estimate")
-    page.chart("estimates", C.estimates_with_intervals(
-        judged.assign(label=judged["metric"], colour=colour)[
-            ["label", "estimate", "std_error", "ci_low", "ci_high", "colour"]],
-        "Estimates with their 95% intervals (green: better, red: worse, where the interval"
-        " excludes 0; grey: not distinguishable from 0)"))  # fmt: skip
+    if page.draws_charts:  # a notebook's view has none
+        page.chart("estimates", C.estimates_with_intervals(
+            judged.assign(label=judged["metric"], colour=colour)[
+                ["label", "estimate", "std_error", "ci_low", "ci_high", "colour"]],
+            "Estimates with their 95% intervals (green: better, red: worse, where the interval"
+            " excludes 0; grey: not distinguishable from 0)"))  # fmt: skip
     page.table(df, ["metric", "estimate", "std_error", "ci_low", "ci_high", "pairs"],
                labels=["metric"], group="estimate")  # fmt: skip
     raters = getattr(result, "raters", None)
     for line in (R.unreliable_line(result), raters and R.raters_line(raters)):
         if line:
             page.text(line)
-    draws = {k: int(result[m]["pairs"]) for k, m in _CLASSES.items() if m in result}
-    page.section("Judged draws per class")
-    page.chart("judged", C.judged_draws(draws, "Judged draws per class of pairs"))
 
 
 def _curves(page: Page, curves: dict[str, ThresholdCurve], slices: Sequence[str]) -> None:
     del slices  # a curve is overall only
+    curves_headline(page, curves)
+    _curve_charts(page, curves)
+
+
+def curves_headline(page: Page, curves: dict[str, ThresholdCurve]) -> None:
+    """The caveat, and where each metric is best for each model."""
     first = next(iter(curves.values()))
     if first.caveat is not None:
         page.text(first.caveat)
@@ -372,6 +415,9 @@ def _curves(page: Page, curves: dict[str, ThresholdCurve], slices: Sequence[str]
             rows.append({"model": name, "metric": metric, "threshold": threshold, "value": value})
     page.table(pd.DataFrame(rows), ["model", "metric", "threshold", "value"],
                labels=["model", "metric"], group="pointwise")  # fmt: skip
+
+
+def _curve_charts(page: Page, curves: dict[str, ThresholdCurve]) -> None:
     frames = {name: c.curve for name, c in curves.items()}
     page.section("Precision and recall against the threshold")
     page.chart("threshold", C.curve_lines(frames, "threshold", ["precision", "recall", "f1"],

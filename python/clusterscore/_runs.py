@@ -20,6 +20,7 @@ from ._estimates import (
 )
 from ._evaluate import Evaluation, groups_of, interval_key, values_table
 from ._io import load_clustering, load_items
+from ._notebook import headline, result_html
 from ._progress import step
 from ._two_clusterings import reading
 
@@ -68,6 +69,14 @@ class RunComparison:
     confidence interval, and how many resamples defined it. Every run is resampled with
     the same draws of truth clusters (in the common scope each draw's scores are
     recomputed: which clusters are sampled together decides the false merges seen)."""
+
+    def __repr__(self) -> str:
+        runs = "; ".join(headline(name, e.overall, ("f1", "pair_f1"))
+                         for name, e in self.evaluations.items())  # fmt: skip
+        return f"RunComparison({runs})"
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     def __init__(
         self,

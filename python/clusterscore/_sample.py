@@ -22,6 +22,7 @@ from . import _arrays, _core
 from . import _sheets as sheets
 from ._diff import Diff, diff
 from ._io import clip, short
+from ._notebook import headline, result_html, sample_html
 from ._terms import term
 from ._verdicts import Counts, match_rows, verdict_counts
 
@@ -78,6 +79,9 @@ class PairSample:
         return (f"PairSample({m['mode']}, {m['pairs']:,} draws"
                 f"{', ' + format(m['stable_pairs'], ',') + ' stable' if m['stable_pairs'] else ''},"
                 f" {len(self):,} distinct pairs, seed {m['seed']})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return sample_html(self)
 
     # -- files ------------------------------------------------------------------------------
 
@@ -564,6 +568,14 @@ class Estimates(dict):
     says what replicated pairs measured of the raters: `measured`, `noise` (the pooled
     within-pair variance of verdicts), and per class its `replicated_pairs` and
     `disagreement` (the share of two verdicts on one pair that differ)."""
+
+    def __repr__(self) -> str:
+        return headline("Estimates", self, ("good_split_distance", "bad_split_distance",
+                                            "good_merge_distance", "bad_merge_distance",
+                                            "delta_precision"))  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        return result_html(self)
 
     raters: dict[str, Any]
 

@@ -55,6 +55,8 @@ def delta_colours(df: pd.DataFrame, group: str) -> pd.Series:
     excludes 0, grey where it does not."""
     marks = [F.mark(lo, hi, F.better(m, group)) for m, lo, hi in
              zip(df["metric"], df["ci_low"], df["ci_high"], strict=True)]  # fmt: skip
+    if "significant" in df.columns:  # a comparison's deltas: by slice, read together
+        marks = [m if s else "" for m, s in zip(marks, df["significant"], strict=True)]
     return pd.Series([BETTER if m == "▲" else WORSE if m == "▼" else UNSURE for m in marks],
                      index=df.index)  # fmt: skip
 

@@ -42,7 +42,7 @@ from ._estimates import common_scope_caveat
 from ._evaluate import Evaluation
 from ._evaluate import evaluate as evaluate_on
 from ._output import file_part
-from ._runs import RunComparison, run_names
+from ._runs import SLICE_METRICS, RunComparison, run_names
 from ._runs import compare as compare_on
 from .cli import (
     Outputs,
@@ -353,7 +353,8 @@ def _show_comparison(
         title = f"{b} − {a}, overall ({level} intervals, {resamples})"
         shown.append(report.deltas_table(title, part, ["metric"], confidence, footnote))
     for name, table in slices.items():
-        sliced = table.to_pandas().query("metric in ['precision', 'recall', 'f1']")
+        sliced = table.to_pandas()
+        sliced = sliced[sliced["metric"].isin(SLICE_METRICS)]
         for (a, b), part in sliced.groupby(["run_a", "run_b"], sort=False):
             top, note = report.first_values(part, name)
             title = f"{b} − {a}, per {name}: precision, recall, f1"

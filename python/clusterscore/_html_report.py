@@ -24,7 +24,7 @@ from ._curve import ThresholdCurve
 from ._diff import Diff
 from ._estimates import common_scope_caveat
 from ._evaluate import Evaluation
-from ._runs import RunComparison
+from ._runs import SLICE_METRICS, RunComparison
 from ._version import __version__
 
 
@@ -310,12 +310,15 @@ def _delta_tables(page: Page, df: pd.DataFrame, by: str | None, caveat: bool) ->
     """The deltas of every pair of runs, overall (`by` None) or per value of slice `by`."""
     key = "overall" if by is None else by
     if by is not None:
-        df = df[df["metric"].isin(["precision", "recall", "f1"])]
+        df = df[df["metric"].isin(SLICE_METRICS)]
     for (a, b), part in df.groupby(["run_a", "run_b"], sort=False):
         title = f"{b} − {a}" + ("" if by is None else f", per {by}")
         page.section(title)
         page.text(
-            "green: better, red: worse (the interval excludes 0); grey: not distinguishable"
+            "green: better, red: worse (the interval excludes 0"
+            + (", and the delta stays significant among the table's by Benjamini–Hochberg"
+               if by is not None else "")
+            + "); grey: not distinguishable"
             + (". Precision-type deltas compare the common items only: actual items"
                " outside the truth are not counted (see the coverage above)"
                if caveat else "")

@@ -267,11 +267,14 @@ def deltas_table(
         t.add_column(c, justify="right", no_wrap=True)
     for r in df.to_dict("records"):
         sign = F.mark(r["ci_low"], r["ci_high"], F.better(r["metric"], "pointwise"))
+        sign = sign if r.get("significant", True) else ""
         t.add_row(
             *(F.label(r[c]) for c in labels), F.share(r["value_a"]), F.share(r["value_b"]),
             f"{F.delta(r['delta'])} {sign or ' '}", F.interval(r["ci_low"], r["ci_high"], F.delta),
         )  # fmt: skip
     t.caption = "▲ better, ▼ worse: the interval excludes 0"
+    if len(labels) > 1:  # a slice's deltas, read together
+        t.caption = "▲ better, ▼ worse: significant among all the table's (Benjamini–Hochberg)"
     if footnote:
         t.caption += f" ({footnote})"
     per_value = len(labels) > 1  # a slice's values, each with its metrics

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 
@@ -24,6 +25,8 @@ from ._notebook import headline, result_html
 from ._progress import step
 from ._two_clusterings import reading
 
+# The metrics whose deltas the terminal and the report show by slice.
+SLICE_METRICS = ["precision", "recall", "f1"]
 _COLUMNS = ["value_a", "value_b", "delta", "std_error", "ci_low", "ci_high", "resamples"]
 
 
@@ -225,7 +228,34 @@ class RunComparison:
         for c in _COLUMNS:
             cols[c] = d[c].astype("int64") if c == "resamples" else _arrays.nan_as_null(d[c])
         cols["interval_note"] = interval_notes(d["no_interval"])
+        cols["p_value"], cols["significant"] = self._significance(d, labels_of is not None)
         return pa.table(cols)
+
+    def _significance(self, d: dict[str, Any], many: bool) -> tuple[pa.Array, pa.Array]:
+        """Each delta's two-sided p-value (Student's t from its standard error, with the
+        group's truth clusters less one as degrees of freedom) and whether it
+        is significant: its interval excludes 0, and, in a table by slice (`many`), it also
+        stays so by Benjamini–Hochberg at 1 − confidence over that pair of runs' deltas of
+        SLICE_METRICS (the ones shown by slice, read together: dozens of them would
+        otherwise mark some by luck), and apart over those of the other metrics."""
+        delta, se = (np.ascontiguousarray(d[c], np.float64) for c in ("delta", "std_error"))
+        units = np.ascontiguousarray(d["units"], np.uint32)
+        level = 1.0 - self.bootstrap.confidence
+        p = np.full(len(delta), np.nan)
+        kept = np.zeros(len(delta), bool)
+        pair = np.asarray(d["run_a"], np.int64) * len(self.runs) + np.asarray(d["run_b"])
+        # The deltas shown by slice (terminal, report) are read together; the rest apart.
+        shown = np.isin(np.asarray(d["metric"], dtype=object), SLICE_METRICS)
+        pair = pair * 2 + shown
+        for key in np.unique(pair):
+            rows = np.flatnonzero(pair == key)
+            got: Any = _core.marked_deltas(delta[rows], se[rows], units[rows], level)
+            p[rows], kept[rows] = got[0], np.asarray(got[1], bool)
+        lo, hi = (np.asarray(d[c], np.float64) for c in ("ci_low", "ci_high"))
+        with np.errstate(invalid="ignore"):
+            excludes = (lo > 0) | (hi < 0)
+        significant = excludes & (kept if many else True)
+        return _arrays.nan_as_null(p), pa.array(significant)
 
 
 def compare(

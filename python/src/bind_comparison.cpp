@@ -7,15 +7,17 @@
 #include "convert.h"
 #include "input/batch_coder.h"
 #include "intervals/bootstrap.h"
+#include "intervals/multiple.h"
 
 namespace clusterscore::bindings {
 namespace {
 
 void put_spread(nb::dict& d, const std::vector<Spread>& s) {
   std::vector<double> std_error, ci_low, ci_high;
-  std::vector<uint32_t> resamples;
+  std::vector<uint32_t> resamples, units;
   std::vector<uint8_t> none;
   for (const Spread& x : s) {
+    units.push_back(x.units);
     std_error.push_back(x.std_error);
     ci_low.push_back(x.ci_low);
     ci_high.push_back(x.ci_high);
@@ -27,6 +29,7 @@ void put_spread(nb::dict& d, const std::vector<Spread>& s) {
   d["ci_low"] = to_numpy(std::move(ci_low));
   d["ci_high"] = to_numpy(std::move(ci_high));
   d["resamples"] = to_numpy(std::move(resamples));
+  d["units"] = to_numpy(std::move(units));
 }
 
 // The bootstrap's rows as columns (run and group indices, metric names): {"values": each
@@ -347,6 +350,21 @@ void bind_comparison(nb::module_& m) {
                                                                        nb::handle());
           },
           nb::arg("side"), nb::rv_policy::reference_internal);
+  m.def(
+      "marked_deltas",
+      [](const Array<double>& delta, const Array<double>& std_error, const Array<uint32_t>& units,
+         double level) {
+        if (delta.shape(0) != std_error.shape(0) || delta.shape(0) != units.shape(0)) {
+          throw std::invalid_argument("marked_deltas: one standard error and count per delta");
+        }
+        std::vector<double> p(delta.shape(0));
+        for (size_t k = 0; k < p.size(); ++k) {
+          p[k] = student_p_value(delta.data()[k], std_error.data()[k], units.data()[k]);
+        }
+        auto kept = benjamini_hochberg(p, level);
+        return nb::make_tuple(to_numpy(std::move(p)), to_numpy(std::move(kept)));
+      },
+      nb::arg("delta"), nb::arg("std_error"), nb::arg("units"), nb::arg("level"));
 }
 
 }  // namespace clusterscore::bindings

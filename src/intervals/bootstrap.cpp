@@ -98,19 +98,20 @@ Spread with_normal(Spread s, double estimate, double confidence) {
   return s;
 }
 
-// Per group of run `run`: whether it holds two truth clusters or more (fewer give no
-// interval: a resample then redraws the same data). O(entries).
+// Per group of run `run`: how many distinct truth clusters it holds (fewer than two give
+// no interval: a resample then redraws the same data; the count is also the spread's
+// degrees of freedom). O(entries log entries), once per bootstrap.
 template <class Engine>
-std::vector<bool> groups_with_clusters(const Engine& engine, size_t run) {
-  std::vector<uint32_t> first(engine.groups(), kNone);
-  std::vector<bool> two(engine.groups(), false);
-  engine.for_each_entry(run, [&](uint32_t c, uint32_t g) {
-    if (first[g] == kNone)
-      first[g] = c;
-    else if (first[g] != c)
-      two[g] = true;
-  });
-  return two;
+std::vector<uint32_t> clusters_per_group(const Engine& engine, size_t run) {
+  std::vector<uint64_t> keys;
+  engine.for_each_entry(run,
+                        [&](uint32_t c, uint32_t g) { keys.push_back(uint64_t(g) << 32 | c); });
+  std::sort(keys.begin(), keys.end());
+  std::vector<uint32_t> count(engine.groups(), 0);
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (k == 0 || keys[k] != keys[k - 1]) ++count[keys[k] >> 32];
+  }
+  return count;
 }
 
 // Below this a spread of shares (or of their deltas) is rounding, not sampling.
@@ -118,13 +119,14 @@ constexpr double kUnmoved = 1e-12;
 
 // `s` made honest (Spread): none where `units` are too few or nothing moved the
 // statistic, else within [lo, hi] and holding `estimate`.
-Spread honest(Spread s, double estimate, bool units, double lo, double hi) {
+Spread honest(Spread s, double estimate, uint32_t units, double lo, double hi) {
+  s.units = units;
   const auto none = [&](NoInterval why) {
     s.std_error = s.ci_low = s.ci_high = kNaN;
     s.none = why;
     return s;
   };
-  if (!units) return none(NoInterval::kFewClusters);
+  if (units < 2) return none(NoInterval::kFewClusters);
   if (std::isnan(s.std_error) && std::isnan(s.ci_low)) return s;  // no resample defined it
   s.ci_low = std::max(lo, std::min(s.ci_low, estimate));
   s.ci_high = std::min(hi, std::max(s.ci_high, estimate));
@@ -218,8 +220,8 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
                                  engine.share());
     return with_normal(s, estimate, o.confidence);
   };
-  std::vector<std::vector<bool>> units(n_runs);
-  for (size_t r = 0; r < n_runs; ++r) units[r] = groups_with_clusters(engine, r);
+  std::vector<std::vector<uint32_t>> units(n_runs);
+  for (size_t r = 0; r < n_runs; ++r) units[r] = clusters_per_group(engine, r);
   // Every statistic here is a share or a pair metric, in [0, 1]; a delta of two, in [-1, 1].
   for (size_t r = 0; r < n_runs; ++r)
     for (size_t x = 0; x < cells; ++x) {
@@ -239,7 +241,8 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
         const size_t g = x / width;
         const Spread s = spread(boot.deltas, left_out.deltas, pair * cells + x, vb - va, -1.0, 1.0);
         out.rows.push_back({uint32_t(a), uint32_t(z), uint32_t(g), uint32_t(x % width), va, vb,
-                            vb - va, honest(s, vb - va, units[a][g] && units[z][g], -1.0, 1.0)});
+                            vb - va,
+                            honest(s, vb - va, std::min(units[a][g], units[z][g]), -1.0, 1.0)});
       }
   return out;
 }

@@ -123,6 +123,7 @@ enum class NoInterval : uint8_t {
 struct Spread {
   double std_error = 0, ci_low = 0, ci_high = 0;
   uint32_t resamples = 0;
+  uint32_t units = 0;  // the truth clusters its group holds (of both runs, for a delta)
   NoInterval none = NoInterval::kNo;
 };
 

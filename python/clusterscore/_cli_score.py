@@ -9,6 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
+from . import _gates as gates
 from . import _progress as progress
 from . import _report as report
 from ._cli_options import (
@@ -90,6 +91,14 @@ def evaluate(
             " for a truth of 1e6 items, minutes for 1e7.",
         ),
     ] = True,
+    require: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--require",
+            help="A gate, METRIC>=X or METRIC<=X (repeatable): exit status 1 when the metric's"
+            " interval lies wholly below X (above, for <=).",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
     report_path: ReportOpt = None,
     png: PngOpt = None,
@@ -101,6 +110,7 @@ def evaluate(
     """Score ACTUAL against TRUTH: coverage, overall metrics (precision, recall, F1, pair
     metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
     clusters that lose the most."""
+    requirements = gates.parse_requirements(require)
     staging = staged(out)
     outputs = Outputs(report_path, png)
     options: dict[str, Any] = dict(
@@ -137,16 +147,36 @@ def evaluate(
         ),  # fmt: skip
         **_evaluation_summary(result, estimation, slices, intervals, slice_intervals, classic),
     }
+    checked = gates.check_requirements(requirements, result, intervals)
+    if checked:
+        summary["gates"] = checked
     progress.done()
     if json_out:
         show_json(summary)
     else:
         _show_evaluation(result, slices, intervals, slice_intervals, clusters, classic)
+        _show_gates(checked)
     outputs.write(result, slices)
     if staging is not None:
         with progress.step(f"writing {out}"):
             _write(staging, summary, {"per_item": _per_item(result)}, clusters, slices)
         _wrote(json_out, f"{out}/summary.json and Parquet tables")
+    _fail_on(checked)
+
+
+def _show_gates(checked: list[dict[str, Any]]) -> None:
+    for line in gates.lines(checked):
+        print(line, flush=True)
+
+
+def _fail_on(checked: list[dict[str, Any]]) -> None:
+    """Exit status 1 once the outputs are in place, when a gate failed."""
+    if any(g["failed"] for g in checked):
+
+        def stop() -> None:
+            raise SystemExit(1)
+
+        _after_commit.append(stop)
 
 
 def _wrote(json_out: bool, what: str) -> None:
@@ -241,6 +271,14 @@ def compare(
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
+    fail_if_worse: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--fail-if-worse",
+            help="Metrics (comma-separated, repeatable) gating the later runs: exit status 1"
+            " when one is significantly worse than the first run's (its delta marked ▼).",
+        ),
+    ] = None,
     json_out: JsonOpt = False,
     report_path: ReportOpt = None,
     png: PngOpt = None,
@@ -253,6 +291,7 @@ def compare(
     every overall and per-slice metric, with a standard error and an interval from a
     paired bootstrap that resamples the truth's clusters (the same draws for every run).
     Deltas whose interval excludes 0 are marked ▲ (better) or ▼ (worse)."""
+    gated = gates.parse_metrics(fail_if_worse)
     staging = staged(out)
     outputs = Outputs(report_path, png)
     named = named_runs(runs)
@@ -299,11 +338,15 @@ def compare(
         "deltas": report.records(overall),
         "slices": {name: report.records(t) for name, t in slices.items()},
     }
+    checked = gates.check_worse(gated, overall.to_pandas(), result.runs[0])
+    if checked:
+        summary["gates"] = checked
     progress.done()
     if json_out:
         show_json(summary)
     else:
         _show_comparison(result, overall, slices, coverage, truth_scope.value, confidence)
+        _show_gates(checked)
     outputs.write(result, slices)
     if staging is not None:
         with progress.step(f"writing {out}"):
@@ -312,6 +355,7 @@ def compare(
             for name, table in slices.items():
                 report.write_parquet(staging / f"deltas_{file_part(name)}.parquet", table)
         _wrote(json_out, f"{out}/summary.json and Parquet tables")
+    _fail_on(checked)
 
 
 def named_runs(runs: list[str]) -> dict[str, str]:

@@ -17,8 +17,8 @@ from ._cli_options import (
     Engine,
     EngineOpt,
     ItemColOpt,
-    ItemsOpt,
     JsonOpt,
+    JudgeItemsOpt,
     PngOpt,
     QuietOpt,
     ReportOpt,
@@ -94,7 +94,7 @@ def sample(
             " browser and exported per rater.",
         ),
     ] = None,
-    items: ItemsOpt = None,
+    items: JudgeItemsOpt = None,
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",
     weight_col: WeightColOpt = "weight",
@@ -244,7 +244,9 @@ def estimate(
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     if json_out:
-        show_json({**result, "raters": result.raters})
+        # The envelope every command's JSON opens with, then the estimates by metric.
+        show_json({**header("estimate"), "sample": str(sample_file), **result,
+                   "raters": result.raters})  # fmt: skip
     else:
         title = f"Estimates from {', '.join(map(str, verdicts))} ({s.meta['mode']} sample)"
         console = report.console()
@@ -280,7 +282,7 @@ def plan(
         ),
     ] = None,
     confidence: ConfidenceOpt = 0.95,
-    items: ItemsOpt = None,
+    items: JudgeItemsOpt = None,
     json_out: JsonOpt = False,
     item_col: ItemColOpt = "item_id",
     cluster_col: ClusterColOpt = "cluster_id",

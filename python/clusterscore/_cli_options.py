@@ -20,6 +20,15 @@ ItemsOpt = Annotated[
         " other columns, each usable with --slice.",
     ),
 ]
+# sample and plan: no slices there; the attributes are what raters see.
+JudgeItemsOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--items",
+        help="Items table (CSV/TSV/Parquet): item_id, optional weight (default 1), and the"
+        " attributes raters see on the pairs they judge.",
+    ),
+]
 SliceOpt = Annotated[
     list[str] | None,
     typer.Option("--slice", help="An items-table column to report per value; repeat for several."),

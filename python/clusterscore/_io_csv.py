@@ -91,7 +91,9 @@ def delimiter_hint(src: Source) -> str:
                 f"; its header looks separated by {name}, but a {_suffix(src.path)} file is"
                 " read with "
                 + _DELIMITERS[expected]
-                + (": rename it .tsv" if other == "\t" else ": convert it to commas or tabs")
+                + {"\t": ": rename it .tsv", ",": ": rename it .csv"}.get(
+                    other, ": convert it to commas or tabs"
+                )
             )
     return ""
 

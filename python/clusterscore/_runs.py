@@ -3,6 +3,7 @@ metric between each pair of runs, with a paired bootstrap over truth clusters.""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -124,6 +125,7 @@ class RunComparison:
         self, evaluations: dict[str, Evaluation], truth_scope: str, bootstrap: BootstrapOptions
     ) -> None:
         self.evaluations = evaluations
+        _warn_same_runs(evaluations)
         self.truth_scope = truth_scope
         self.bootstrap = bootstrap
         self.clusters_resampled: int | None = None  # truth clusters the last bootstrap drew from
@@ -256,6 +258,22 @@ class RunComparison:
             excludes = (lo > 0) | (hi < 0)
         significant = excludes & (kept if many else True)
         return _arrays.nan_as_null(p), pa.array(significant)
+
+
+def _warn_same_runs(evaluations: dict[str, Evaluation]) -> None:
+    """A warning for runs that are one clustering (one file given twice, a copy): their
+    deltas are 0 by construction, which reads like a finding."""
+    seen: dict[Any, str] = {}
+    for name, e in evaluations.items():
+        key = e.input_fingerprints.get("actual")
+        if key is None:
+            continue
+        if key in seen:
+            what = (f"runs {seen[key]!r} and {name!r} are the same clustering (the same items"
+                    " in the same clusters): their deltas are 0")  # fmt: skip
+            warnings.warn(what, stacklevel=4)
+        else:
+            seen[key] = name
 
 
 def compare(

@@ -7,6 +7,7 @@ import errno
 import functools
 import gc
 import importlib
+import importlib.util
 import json
 import signal
 import sys
@@ -166,6 +167,14 @@ def staged(out: Path | None) -> Path | None:
 _OUT_FILES = (".parquet", "summary.json")
 
 
+def _has_module(name: str) -> bool:
+    """Whether `name` can be imported, without importing it (altair takes a second)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a module set aside (None in sys.modules)
+        return False
+
+
 class Outputs:
     """--report and --png: checked before the work, written when it is done (the report
     out of sight until complete)."""
@@ -175,6 +184,8 @@ class Outputs:
             raise ValueError("--png writes the report's charts: give --report FILE.html too")
         if report_path is not None and report_path.suffix.lower() not in (".html", ".htm"):
             raise ValueError(f"--report {report_path}: name an .html file")
+        if report_path is not None and not all(map(_has_module, ("altair", "vl_convert"))):
+            raise ValueError("--report needs the report extra: pip install 'clusterscore[report]'")
         self.report_path = report_path
         self.staged = None if report_path is None else _stage().file(report_path)
         self.png = None if png is None else _stage().folder(png, (".png",))
@@ -186,6 +197,8 @@ class Outputs:
 
         with progress.step(f"writing {self.report_path}"):
             write_report(result, self.staged, slices=list(slices or []), png=self.png)
+        written = str(self.report_path) + ("" if self.png is None else f" and {self.png}/")
+        _after_commit.append(lambda: print(f"wrote {written}", file=sys.stderr, flush=True))
 
 
 def show_json(summary: dict[str, Any]) -> None:
@@ -264,16 +277,28 @@ def main() -> None:
     """Entry point: bad input is one line on stderr and exit status 2, no traceback."""
     status: Any = 2
     try:
-        app(prog_name="clusterscore")  # standalone: usage errors print a message and exit 2
-    except SystemExit as e:  # every other end: done, a usage error, a stopping signal
+        # Not standalone: a usage error comes here, to be one line like every other error.
+        status = app(prog_name="clusterscore", standalone_mode=False)
+        status = status if isinstance(status, int) else 0
+    except SystemExit as e:  # every other end: a gate, a stopping signal
         status = e.code
     except (ValueError, OSError) as e:
         print(f"error: {e}", file=sys.stderr)  # one line, never wrapped
     except Exception as e:
-        # Spark's errors (--engine spark) carry the JVM's stack: their first line says it.
-        if not type(e).__module__.startswith(("pyspark", "py4j")):
+        kinds = {k.__name__ for k in type(e).__mro__}
+        if "NoArgsIsHelpError" in kinds:  # `clusterscore` alone: the help, as -h gives it
+            print(e.format_message(), file=sys.stderr)  # type: ignore[attr-defined]
+        elif "UsageError" in kinds:  # the command line's parser (click, as typer ships it)
+            where = getattr(getattr(e, "ctx", None), "command_path", None) or "clusterscore"
+            print(f"error: {e.format_message()} ({where} -h for help)", file=sys.stderr)  # type: ignore[attr-defined]
+        elif "Abort" in kinds:  # Ctrl-C while the parser reads
+            print("interrupted", file=sys.stderr)
+            status = 130
+        elif type(e).__module__.startswith(("pyspark", "py4j")):
+            # Spark's errors (--engine spark) carry the JVM's stack: their first line says it.
+            print(f"error: Spark: {_spark_message(e)}", file=sys.stderr)
+        else:
             raise
-        print(f"error: Spark: {_spark_message(e)}", file=sys.stderr)
     # The error's traceback keeps the command's frames, and the Arrow data they hold, in
     # reference cycles: freed in the interpreter's teardown, Arrow sometimes aborted there
     # ("terminate called without an active exception", 6 runs of 600 under load) instead

@@ -4,10 +4,15 @@ command line's session and files."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
+import os
+import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -244,9 +249,6 @@ def _arrow_batches(df: Any, rows: int, total: int) -> Any:
 def session(master: str | None = None) -> Any:
     """The Spark session the command line runs on: `master` (e.g. local[4],
     spark://host:7077, yarn), else the one spark-submit gives, else local[*]."""
-    import os
-    import sys
-
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -261,15 +263,47 @@ def session(master: str | None = None) -> Any:
     if master is None or master.startswith("local"):
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # Quiet: the terminal shows clusterscore's own progress, tables and one-line errors.
+    # Spark's log is off from the JVM's start (its configuration file, not a level set
+    # once the default profile has printed its banner).
+    config = resources.files("clusterscore") / "spark_log4j2.properties"
     builder = (
         SparkSession.builder.appName("clusterscore")
         .config("spark.log.level", "OFF")
         .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{config}")
     )
     if master is not None:
         builder = builder.master(master)
-    spark = builder.getOrCreate()
+    import tempfile
+
+    # The JVM's start-up notices (an incubator module in use, the host's address) are not
+    # clusterscore's to show: its standard error goes to a file, which the JVM keeps as
+    # its own, and which is shown if the start fails.
+    with tempfile.NamedTemporaryFile(prefix="clusterscore-spark-", delete=False) as f:
+        log = Path(f.name)
+    try:
+        with _stderr_to(log):
+            spark = builder.getOrCreate()
+    except Exception:
+        sys.stderr.write(log.read_text(errors="replace")[-4000:])
+        raise
+    finally:
+        log.unlink(missing_ok=True)  # the JVM writes on to it, unnamed
     return spark
+
+
+@contextlib.contextmanager
+def _stderr_to(path: Path) -> Iterator[None]:
+    """File descriptor 2 (what a child process inherits) in `path` meanwhile."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(path, "wb") as sink:
+            os.dup2(sink.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def active_session() -> Any:

@@ -78,3 +78,10 @@ def test_compare_warns_of_a_run_given_twice(run_cli):
     r = run_cli("compare", TRUTH, f"a={ACTUAL}", f"b={ACTUAL}", "--resamples", "20", "-q")
     assert r.returncode == 0
     assert "warning: runs 'a' and 'b' are the same clustering" in r.stderr
+
+
+def test_spark_in_a_terminal_shows_nothing_of_its_own(run_cli):
+    r = run_cli("evaluate", TRUTH, ACTUAL, "--engine", "spark", "--spark-master", "local[1]",
+                "--no-intervals", "-q")  # fmt: skip
+    assert r.returncode == 0 and "precision" in r.stdout
+    assert r.stderr == "", r.stderr  # no JVM notice, no Spark log line

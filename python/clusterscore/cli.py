@@ -9,6 +9,8 @@ import gc
 import importlib
 import importlib.util
 import json
+import os
+import re
 import signal
 import sys
 import warnings
@@ -267,7 +269,17 @@ def _write(out: Path, summary: dict, tables: dict, clusters: dict, slices: dict)
 def _spark_message(e: BaseException) -> str:
     """The line of a Spark error that says what went wrong: py4j's first line only names
     the call ("An error occurred while calling o27.parquet."); the JVM's message follows."""
-    lines = [line.strip() for line in str(e).splitlines() if line.strip()]
+    text = str(e)
+    # A worker whose Python lacks what it runs: the commonest set-up error, and the one
+    # whose traceback (sixty lines of Java and Python) least says what to do.
+    missing = re.search(r"No module named '([\w.]+)'", text)
+    if missing is not None and ("PythonException" in type(e).__name__ or "worker" in text.lower()
+                                or "Py4JJavaError" in type(e).__name__):  # fmt: skip
+        python = os.environ.get("PYSPARK_PYTHON", "the workers' python")
+        return (f"the Python of Spark's workers ({python}) cannot import {missing.group(1)!r}:"
+                " install clusterscore (with pyspark) there, or set PYSPARK_PYTHON to a Python"
+                " that has it")  # fmt: skip
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and lines[0].startswith("An error occurred while calling"):
         return lines[1].lstrip(": ")
     return lines[0] if lines else type(e).__name__

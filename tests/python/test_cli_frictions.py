@@ -6,6 +6,8 @@ command's has; sample and plan offer no --slice; compare warns of a run given tw
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 
@@ -85,3 +87,13 @@ def test_spark_in_a_terminal_shows_nothing_of_its_own(run_cli):
                 "--no-intervals", "-q")  # fmt: skip
     assert r.returncode == 0 and "precision" in r.stdout
     assert r.stderr == "", r.stderr  # no JVM notice, no Spark log line
+
+
+def test_spark_workers_without_clusterscore_are_one_line_naming_the_fix(run_cli):
+    bare = shutil.which("python3", path="/usr/bin")  # the system's: no clusterscore there
+    assert bare is not None
+    env = {**os.environ, "PYSPARK_PYTHON": bare}
+    r = run_cli("evaluate", TRUTH, ACTUAL, "--engine", "spark", "--spark-master", "local[1]",
+                "--no-intervals", "-q", env=env)  # fmt: skip
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "cannot import" in r.stderr and "PYSPARK_PYTHON" in r.stderr

@@ -15,6 +15,7 @@ from ._cli_options import (
     ClusterColOpt,
     ClusterWeightsOpt,
     ConfidenceOpt,
+    DelimiterOpt,
     ItemColOpt,
     ItemsOpt,
     JsonOpt,
@@ -103,6 +104,7 @@ def curve(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
 ) -> None:
     """Score the clustering at every match threshold of PAIRS against TRUTH: the
     clustering at threshold t links every pair scored t or more (connected components;

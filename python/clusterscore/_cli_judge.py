@@ -14,6 +14,7 @@ from . import _report as report
 from ._cli_options import (
     ClusterColOpt,
     ConfidenceOpt,
+    DelimiterOpt,
     Engine,
     EngineOpt,
     ItemColOpt,
@@ -101,6 +102,7 @@ def sample(
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
 ) -> None:
@@ -230,6 +232,7 @@ def estimate(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
 ) -> None:
     """Estimate how good the difference is from judged pairs: good and bad split and merge
     distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
@@ -289,6 +292,7 @@ def plan(
     weight_col: WeightColOpt = "weight",
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
 ) -> None:
     """How many pairs to draw (`clusterscore sample --pairs N --stable-pairs M`) and judge so
     that each metric's interval half-width is at most H: from the diff's exact multipliers

@@ -20,6 +20,14 @@ ItemsOpt = Annotated[
         " other columns, each usable with --slice.",
     ),
 ]
+DelimiterOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--delimiter",
+        help="The delimiter of every CSV/TSV file read (default: by extension, comma for"
+        " .csv, tab for .tsv); one character, or \\t.",
+    ),
+]
 # sample and plan: no slices there; the attributes are what raters see.
 JudgeItemsOpt = Annotated[
     str | None,

@@ -18,6 +18,7 @@ from ._cli_options import (
     ClusterColOpt,
     ClusterWeightsOpt,
     ConfidenceOpt,
+    DelimiterOpt,
     Engine,
     EngineOpt,
     ItemColOpt,
@@ -104,6 +105,7 @@ def evaluate(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
 ) -> None:
@@ -284,6 +286,7 @@ def compare(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
 ) -> None:
@@ -424,6 +427,7 @@ def diff(
     png: PngOpt = None,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
 ) -> None:

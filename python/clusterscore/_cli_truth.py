@@ -10,7 +10,7 @@ import typer
 from . import _progress as progress
 from . import _report as report
 from . import _sheets as sheets
-from ._cli_options import ClusterColOpt, ItemColOpt, JsonOpt, QuietOpt, ThreadsOpt
+from ._cli_options import ClusterColOpt, DelimiterOpt, ItemColOpt, JsonOpt, QuietOpt, ThreadsOpt
 from ._truth_labels import truth_from_labels as labels_to_truth
 from ._truth_sample import MOST_PER_GROUP, draw_truth_sample
 from .cli import _after_commit, _stage, command, header, show_json
@@ -59,6 +59,7 @@ def draw_truth(
     json_out: JsonOpt = False,
     quiet: QuietOpt = False,
     threads: ThreadsOpt = None,
+    delimiter: DelimiterOpt = None,
 ) -> None:
     """Draw seed records to label, uniformly without replacement, and gather each one's
     candidates: the records any given clustering puts with it, and those sharing the

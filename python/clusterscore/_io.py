@@ -26,7 +26,17 @@ from ._io_parquet import (
     _read_uri,
     _unknown_type,
 )
-from ._io_source import _CSV, _PARQUET, DEFAULT_WEIGHT_COL, EXHAUSTED, Source, _suffix, clip, short
+from ._io_source import (
+    _CSV,
+    _PARQUET,
+    DEFAULT_WEIGHT_COL,
+    EXHAUSTED,
+    Source,
+    _suffix,
+    clip,
+    delimiter_of,
+    short,
+)
 from ._terms import term
 
 __all__ = ["DEFAULT_WEIGHT_COL", "EXHAUSTED", "Source", "clip", "delimiter_hint", "short"]
@@ -63,8 +73,8 @@ def read_file(
         return Source(table, str(p), "parquet", p, done)
     if ext in _CSV:
         if text_but is not None:
-            string_columns = _text_columns(p, _CSV[ext], text_but)
-        return Source(_read_csv(p, _CSV[ext], string_columns), str(p), "csv", p)
+            string_columns = _text_columns(p, delimiter_of(p), text_but)
+        return Source(_read_csv(p, delimiter_of(p), string_columns), str(p), "csv", p)
     raise ValueError(_unknown_type(str(p), ext or p.name))
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from ._io_source import _CSV, Source, _suffix, clip, short
+from ._io_source import _CSV, DELIMITER, Source, _suffix, clip, short
 
 
 def _text_columns(p: Path, delimiter: str, but: str) -> tuple[str, ...]:
@@ -84,6 +84,8 @@ def delimiter_hint(src: Source) -> str:
     if src.kind != "csv" or src.table.num_columns != 1 or src.path is None:
         return ""
     header = src.table.column_names[0]
+    if DELIMITER.get() is not None:
+        return ""  # the delimiter was chosen: the file's is not guessed at
     expected = _CSV.get(_suffix(src.path), ",")
     for other, name in _DELIMITERS.items():
         if other != expected and other in header:
@@ -92,7 +94,7 @@ def delimiter_hint(src: Source) -> str:
                 " read with "
                 + _DELIMITERS[expected]
                 + {"\t": ": rename it .tsv", ",": ": rename it .csv"}.get(
-                    other, ": convert it to commas or tabs"
+                    other, f": give --delimiter '{other}'"
                 )
             )
     return ""

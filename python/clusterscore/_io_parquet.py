@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 
 from . import _arrays, _core
 from ._io_csv import _csv_convert, _csv_table
-from ._io_source import _CSV, _PARQUET, Source, _suffix, short
+from ._io_source import _CSV, _PARQUET, DELIMITER, Source, _suffix, short
 from ._progress import advance
 
 _LOCAL = pafs.LocalFileSystem()
@@ -49,9 +49,10 @@ def _read_uri(uri: str, string_columns: tuple[str, ...], coded: tuple[str, ...])
         return Source(table, uri, "parquet", coded=done)
     if ext in _CSV:
         kind = "TSV" if _CSV[ext] == "\t" else "CSV"
+        delimiter = DELIMITER.get() or _CSV[ext]
         try:
             stream = filesystem.open_input_stream(inner, compression="detect")
-            table = _csv_table(stream, _CSV[ext], string_columns)
+            table = _csv_table(stream, delimiter, string_columns)
         except (pa.ArrowException, OSError, UnicodeDecodeError, EOFError) as e:
             raise ValueError(f"{uri}: cannot read as {kind}: {short(e)}") from None
         return Source(table, uri, "csv")
@@ -82,7 +83,7 @@ def _read_folder(
         fmt: str | pads.FileFormat = "parquet"
     elif len(kinds) == 1 and next(iter(kinds)) in _CSV:
         fmt = pads.CsvFileFormat(
-            parse_options=pacsv.ParseOptions(delimiter=_CSV[next(iter(kinds))]),
+            parse_options=pacsv.ParseOptions(delimiter=DELIMITER.get() or _CSV[next(iter(kinds))]),
             convert_options=_csv_convert(string_columns),
         )
     else:

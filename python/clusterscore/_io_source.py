@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
+from typing import Any
 
 import pyarrow as pa
 
 DEFAULT_WEIGHT_COL = "weight"
 _CSV = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+# The command line's --delimiter: every delimited file of the command read with it.
+DELIMITER: contextvars.ContextVar[str | None] = contextvars.ContextVar("delimiter", default=None)
+
+
+def delimiter_of(path: Any) -> str:
+    """The delimiter a delimited file is read with: --delimiter if given, else its suffix's."""
+    return DELIMITER.get() or _CSV.get(_suffix(path), ",")
+
+
 _PARQUET = {".parquet", ".pq"}
 _COMPRESSED = {".gz", ".bz2", ".zst", ".lz4"}
 
@@ -37,7 +48,7 @@ def _csv_line_of_row(path: Path, row: int) -> int:
     counted, a quoted field's line breaks counted as the lines they are."""
     from ._io_csv import _records  # the CSV reader's own records: read here for errors only
 
-    delimiter = _CSV.get(_suffix(path), ",")
+    delimiter = delimiter_of(path)
     try:
         for k, (line, _) in enumerate(_records(path, delimiter)):
             if k == row + 1:

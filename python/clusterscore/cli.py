@@ -28,6 +28,7 @@ from ._diff import Diff
 from ._estimates import CommonScopeWarning
 from ._evaluate import Evaluation
 from ._io import EXHAUSTED
+from ._io_source import DELIMITER
 from ._output import Staging, file_part
 from ._terms import command_line
 from ._threads import set_threads
@@ -82,6 +83,8 @@ def command(fn: F) -> F:
                 warnings.filterwarnings("ignore", category=CommonScopeWarning)
                 if kwargs.get("threads") is not None:
                     set_threads(kwargs["threads"])
+                if kwargs.get("delimiter") is not None:
+                    DELIMITER.set(_delimiter(kwargs["delimiter"]))
                 with command_line(), progress.shown(not kwargs.get("quiet", False)):
                     result = fn(*args, **kwargs)
                 staging.commit()
@@ -167,6 +170,14 @@ def staged(out: Path | None) -> Path | None:
 
 # What --out folders hold: an existing one with anything else is not replaced.
 _OUT_FILES = (".parquet", "summary.json")
+
+
+def _delimiter(text: str) -> str:
+    """--delimiter's value: one character (\\t, as a shell passes a tab, is one)."""
+    d = "\t" if text in ("\\t", "tab") else text
+    if len(d) != 1 or d in ('"', "\n", "\r"):
+        raise ValueError(f"--delimiter {text!r}: give one character, such as ';' or '\\t'")
+    return d
 
 
 def _has_module(name: str) -> bool:

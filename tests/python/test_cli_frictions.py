@@ -97,3 +97,16 @@ def test_spark_workers_without_clusterscore_are_one_line_naming_the_fix(run_cli)
                 "--no-intervals", "-q", env=env)  # fmt: skip
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "cannot import" in r.stderr and "PYSPARK_PYTHON" in r.stderr
+
+
+def test_a_semicolon_csv_is_read_with_delimiter(run_cli, tmp_path):
+    truth, actual = tmp_path / "truth.csv", tmp_path / "actual.csv"
+    truth.write_text("item_id;cluster_id\na;1\nb;1\nc;2\n")
+    actual.write_text("item_id;cluster_id\na;1\nb;2\nc;2\n")
+    r = run_cli("evaluate", truth, actual, "--resamples", "20", "-q")
+    assert r.returncode == 2 and r.stderr.rstrip().endswith("give --delimiter ';'"), r.stderr
+    r = run_cli("evaluate", truth, actual, "--resamples", "20", "--delimiter", ";", "--json")
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["overall"]["precision"] == pytest.approx(2 / 3)
+    r = run_cli("evaluate", truth, actual, "--delimiter", ";;")
+    assert r.returncode == 2 and "give one character" in r.stderr

@@ -43,7 +43,7 @@ def _view_class() -> Any:
     return View
 
 
-def _View(title: str) -> Any:
+def _view(title: str) -> Any:
     return _view_class()(title, "")
 
 
@@ -57,26 +57,26 @@ def result_html(result: Any) -> str:
     from ._runs import RunComparison
 
     if isinstance(result, Evaluation):
-        view = _View(f"Evaluation ({result.estimand})")
+        view = _view(f"Evaluation ({result.estimand})")
         H.evaluation_headline(view, result)
     elif isinstance(result, RunComparison):
-        view = _View(f"Comparison of {', '.join(result.evaluations)}")
+        view = _view(f"Comparison of {', '.join(result.evaluations)}")
         H.comparison_headline(view, result)
     elif isinstance(result, Diff):
-        view = _View("Diff")
+        view = _view("Diff")
         H.diff_headline(view, result)
     elif isinstance(result, ThresholdCurve):
-        view = _View(f"Threshold curve over {len(result.curve):,} thresholds")
+        view = _view(f"Threshold curve over {len(result.curve):,} thresholds")
         H.curves_headline(view, {"curve": result})
     else:
-        view = _View("Estimates from judged pairs")
+        view = _view("Estimates from judged pairs")
         H.estimates_headline(view, result)
     return view.html()
 
 
 def sample_html(sample: Any) -> str:
     """The notebook view of a PairSample: its draws and the totals of its diff."""
-    view = _View(repr(sample))
+    view = _view(repr(sample))
     m = sample.meta
     view.values({"draws": m["pairs"] + m["stable_pairs"], "distinct pairs": len(sample),
                  "seed": m["seed"]}, "impact")  # fmt: skip

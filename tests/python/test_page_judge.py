@@ -199,3 +199,24 @@ def test_page_of_a_missing_or_foreign_file_is_one_line(run_cli, tmp_path):
     r = run_cli("page", str(EXAMPLE / "truth.csv"))
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (EXAMPLE / "truth.html").exists()
+
+
+def test_the_page_of_a_continued_round_holds_only_its_new_pairs(run_cli, tmp_path):
+    runs = (str(EXAMPLE / "actual.csv"), str(EXAMPLE / "actual_v2.csv"))
+    first, more = tmp_path / "r1.parquet", tmp_path / "r2.parquet"
+    assert run_cli("sample", *runs, "--pairs", "80", "--seed", "5", "--out", first,
+                   "-q").returncode == 0  # fmt: skip
+    r = run_cli("sample", *runs, "--continue", first, "--pairs", "80", "--out", more,
+                "--page", tmp_path / "r2.html", "-q")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    r = run_cli("page", more, "--since", first, "--out", tmp_path / "again.html")
+    assert r.returncode == 0, r.stderr
+
+    def tasks(page: Path) -> list[tuple[str, str, int]]:
+        text = page.read_text()
+        data = json.loads(re.search(r'id="page-data">(.*?)</script>', text).group(1))
+        return sorted((t["i"], t["j"], t["copy"]) for t in data["tasks"])
+
+    new = cs.load_sample(more).raters_table(cs.load_sample(first))
+    assert tasks(tmp_path / "r2.html") == tasks(tmp_path / "again.html")
+    assert len(tasks(tmp_path / "again.html")) == new.num_rows < len(cs.load_sample(more))

@@ -12,8 +12,7 @@ import pandas as pd
 import pyarrow as pa
 
 from . import _arrays, _core
-from . import _sheets as sheets
-from ._io import Source, clip, load_table
+from ._io import Source, clip, load_table, revive_ids
 from ._truth_sample import TruthSample, load_truth_sample
 from ._verdicts import bad_lines
 
@@ -47,8 +46,6 @@ def truth_from_labels(labels: Any, sample: Any) -> LabelledTruth:
     for src in sources:
         t = src.table
         cols = [t.column("seed"), t.column("item_id")]
-        if src.kind == "csv":
-            cols = [sheets.revive(c) for c in cols]
         at_seed, at_item = _rows(records, cols)
         answers = [("" if v is None else str(v).strip().lower()) for v in
                    t.column("same_entity").to_pylist()]  # fmt: skip
@@ -80,6 +77,7 @@ def _sources(labels: Any) -> list[Source]:
         raise ValueError("no labels given")
     sources = [load_table(v, "labels", (*_COLUMNS, "labeller")) for v in many]
     for src in sources:
+        revive_ids(src, ("seed", "item_id"))  # the page's export: ids made inert
         names = src.table.column_names
         for c in _COLUMNS:
             if c not in names:

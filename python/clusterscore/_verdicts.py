@@ -11,8 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import _arrays, _core
-from . import _sheets as sheets
-from ._io import Source, clip, load_table
+from ._io import Source, clip, load_table, revive_ids
 
 # A rater's answers, as verdict files spell them (the core counts same and different).
 VERDICTS = ("same", "different", "unsure")
@@ -74,6 +73,8 @@ def _sources(verdicts: Any) -> list[Source]:
         raise ValueError("no verdicts given")
     sources = [load_table(v, "verdicts", ("item_i", "item_j", "verdict", "rater", "copy"))
                for v in many]  # fmt: skip
+    for src in sources:  # the raters' file as written (or its like): its ids made inert
+        revive_ids(src, ("item_i", "item_j"))
     paths = [s.path.resolve() for s in sources if s.path is not None]
     twice = sorted({str(p) for p in paths if paths.count(p) > 1})
     if twice:
@@ -95,9 +96,7 @@ def _read(
     words = [_text(v).lower() for v in t.column("verdict").to_pylist()]
     copies = [_text(v) or "1" for v in _column(t, "copy")]
     names = [_text(v) for v in _column(t, "rater")]
-    vi, vj = t.column("item_i"), t.column("item_j")
-    if src.kind == "csv":  # the raters' file as written (or its like): its ids made inert
-        vi, vj = sheets.revive(vi), sheets.revive(vj)
+    vi, vj = t.column("item_i"), t.column("item_j")  # as written (load_table revived them)
     pairs = match_rows(sample, vi, vj)
     raters: list[Any] = []
     for row in range(t.num_rows):

@@ -8,10 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
-from . import _sheets as sheets
-from ._pages import EXPORT_RULES, tool_page, write_page
+from ._pages import EXPORT_RULES, texts, tool_page, write_page
 from ._sample import checksum
 
 _BODY = """
@@ -53,11 +51,6 @@ _BODY = """
 """
 
 
-def _text(column: pa.ChunkedArray) -> list[str | None]:
-    """A column's values as the text a CSV holds (null stays null)."""
-    return sheets.as_text(column).to_pylist()
-
-
 def judge_data(sample: Any, name: str, since: Any = None) -> dict[str, Any]:
     """What the page shows and exports: the raters' table in a seeded random order (first
     copies, then the second copies of the replicated pairs), each pair's attributes in the
@@ -66,10 +59,10 @@ def judge_data(sample: Any, name: str, since: Any = None) -> dict[str, Any]:
     attrs = [c for c in t.column_names if c not in ("item_i", "item_j", "copy", "verdict")]
     half = len(attrs) // 2
     columns = [c.removesuffix("_i") for c in attrs[:half]]
-    ids = [_text(t.column("item_i")), _text(t.column("item_j"))]
+    ids = [texts(t.column("item_i")), texts(t.column("item_j"))]
     values = [
-        [_text(t.column(c)) for c in attrs[:half]],
-        [_text(t.column(c)) for c in attrs[half:]],
+        [texts(t.column(c)) for c in attrs[:half]],
+        [texts(t.column(c)) for c in attrs[half:]],
     ]
     copy = t.column("copy").to_numpy()
     rng = np.random.default_rng(int(sample.meta["seed"]))  # display order only: no estimate

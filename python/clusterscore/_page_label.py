@@ -9,8 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from . import _sheets as sheets
-from ._pages import EXPORT_RULES, tool_page, write_page
+from ._pages import EXPORT_RULES, texts, tool_page, write_page
 
 _BODY = """
 <header><h1>Label the truth sample</h1><p id="progress" class="note" aria-live="polite"></p>
@@ -50,10 +49,9 @@ def label_data(sample: Any, name: str) -> dict[str, Any]:
     seed's own record first), as text."""
     t = sample._candidates
     columns = [c for c in t.column_names if c not in ("seed", "item_id")]
-    seed = sheets.as_text(t.column("seed")).to_pylist()
-    ids = sheets.as_text(t.column("item_id")).to_pylist()
-    values = [sheets.as_text(t.column(c)).to_pylist() for c in columns]
-    rows: dict[str, list] = {}
+    seed, ids = texts(t.column("seed")), texts(t.column("item_id"))
+    values = [texts(t.column(c)) for c in columns]
+    rows: dict[str | None, list] = {}
     for k, s in enumerate(seed):
         rows.setdefault(s, []).append([ids[k], [v[k] for v in values]])
     seeds = [{"id": str(s), "rows": rows[str(s)]} for s in sample.seeds]

@@ -19,6 +19,11 @@ from ._html_report import script_hash, script_json
 EXPORT_RULES = {"active": sheets.ACTIVE}
 
 
+def texts(column: Any) -> list[str | None]:
+    """A column's values as a page shows them: the text a CSV holds, null kept null."""
+    return sheets.as_text(column).to_pylist()
+
+
 def _asset(name: str) -> str:
     return (resources.files("clusterscore") / "pages" / name).read_text(encoding="utf-8")
 

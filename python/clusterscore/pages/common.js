@@ -36,6 +36,39 @@ class Store {
   set last(name) { try { localStorage.setItem("clusterscore:last-name", name); } catch (e) { /* kept in the page */ } }
 }
 
+// The person named at the start (rater, labeller): the form asks, the store remembers the
+// last name, "change" asks again. onName(name) starts the work, onName("") ends it;
+// `panels` are hidden meanwhile.
+function askName(store, onName, panels) {
+  const field = byId("rater");
+  byId("who").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = field.value.trim();
+    if (!name) return;
+    store.last = name;
+    if (document.activeElement) document.activeElement.blur(); // keys now act on the work
+    byId("who").hidden = true;
+    onName(name);
+  });
+  byId("switch").addEventListener("click", () => {
+    for (const id of panels) byId(id).hidden = true;
+    byId("who").hidden = false;
+    field.value = "";
+    field.focus();
+    onName("");
+  });
+  field.value = store.last;
+  field.focus();
+}
+
+// Said once the browser refuses to keep the answers (`what`: verdicts, labels).
+function warnIfNotKept(store, what) {
+  if (store.ok) return;
+  const warning = byId("storage-warning");
+  warning.hidden = false;
+  warning.textContent = `This browser does not keep the ${what}: export before you close the page.`;
+}
+
 // One CSV cell: inert in a spreadsheet (the rule arrives with the data), quoted.
 function cell(value) {
   let text = value === null || value === undefined ? "" : String(value);

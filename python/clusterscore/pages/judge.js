@@ -66,10 +66,7 @@ function render() {
   byId("progress").textContent = rater
     ? `${c.all.toLocaleString()} of ${TASKS.length.toLocaleString()} judged · ${rater}: ${c.mine.toLocaleString()}${held}`
     : `${TASKS.length.toLocaleString()} pairs to judge`;
-  if (!store.ok) {
-    byId("storage-warning").hidden = false;
-    byId("storage-warning").textContent = "This browser does not keep the verdicts: export before you close the page.";
-  }
+  warnIfNotKept(store, "verdicts");
   byId("switch").hidden = !rater;
   if (!rater) return;
   const k = current();
@@ -126,29 +123,13 @@ function exportVerdicts() {
     csv(["item_i", "item_j", "copy", "verdict", "rater", "note"], rows));
 }
 
-function start(name) {
-  rater = name.trim();
-  if (!rater) return;
-  store.last = rater;
-  if (document.activeElement) document.activeElement.blur(); // keys now act on the work
-  back = null;
-  byId("who").hidden = true;
-  render();
-}
-
-byId("who").addEventListener("submit", (event) => { event.preventDefault(); start(byId("rater").value); });
-byId("rater").value = store.last;
+askName(store, (name) => { rater = name; back = null; render(); }, ["work", "done"]);
 for (const name of ["same", "different", "unsure"]) byId(name).addEventListener("click", () => judge(name));
 byId("back").addEventListener("click", goBack);
 byId("back-done").addEventListener("click", goBack);
 byId("undo").addEventListener("click", undo);
 byId("export").addEventListener("click", exportVerdicts);
 byId("export-done").addEventListener("click", exportVerdicts);
-byId("switch").addEventListener("click", () => {
-  rater = ""; back = null;
-  byId("work").hidden = true; byId("done").hidden = true; byId("who").hidden = false;
-  byId("rater").value = ""; byId("rater").focus(); render();
-});
 byId("note").dataset.leaveOnEnter = "";
 
 onKeys((event) => {
@@ -162,4 +143,3 @@ onKeys((event) => {
 });
 
 render();
-byId("rater").focus();

@@ -40,10 +40,7 @@ function render() {
     ? `${done.toLocaleString()} of ${SEEDS.length.toLocaleString()} seeds labelled · ${labeller}`
     : `${SEEDS.length.toLocaleString()} seed records to label`;
   byId("switch").hidden = !labeller;
-  if (!store.ok) {
-    byId("storage-warning").hidden = false;
-    byId("storage-warning").textContent = "This browser does not keep the labels: export before you close the page.";
-  }
+  warnIfNotKept(store, "labels");
   if (!labeller) return;
   byId("work").hidden = false;
   const k = store.state.at;
@@ -140,30 +137,14 @@ function exportLabels() {
     csv(["seed", "item_id", "same_entity", "labeller", "note"], rows));
 }
 
-function start(name) {
-  labeller = name.trim();
-  if (!labeller) return;
-  store.last = labeller;
-  if (document.activeElement) document.activeElement.blur(); // keys now act on the work
-  byId("who").hidden = true;
-  cursor = 0;
-  render();
-}
-
 renderHead();
-byId("who").addEventListener("submit", (event) => { event.preventDefault(); start(byId("rater").value); });
-byId("rater").value = store.last;
+askName(store, (name) => { labeller = name; cursor = 0; render(); }, ["work"]);
 byId("done").addEventListener("click", finish);
 byId("back").addEventListener("click", previous);
 byId("export").addEventListener("click", exportLabels);
 byId("add-form").addEventListener("submit", (event) => { event.preventDefault(); addById(byId("add").value); byId("add").blur(); });
 byId("note").dataset.leaveOnEnter = "";
 byId("note").addEventListener("change", () => { answer(store.state.at).note = byId("note").value.trim(); store.save(); });
-byId("switch").addEventListener("click", () => {
-  labeller = "";
-  byId("work").hidden = true; byId("who").hidden = false;
-  byId("rater").value = ""; byId("rater").focus(); render();
-});
 
 onKeys((event) => {
   if (!labeller) return false;
@@ -179,4 +160,3 @@ onKeys((event) => {
 });
 
 render();
-byId("rater").focus();

@@ -174,11 +174,7 @@ def _show_gates(checked: list[dict[str, Any]]) -> None:
 def _fail_on(checked: list[dict[str, Any]]) -> None:
     """Exit status 1 once the outputs are in place, when a gate failed."""
     if any(g["failed"] for g in checked):
-
-        def stop() -> None:
-            raise SystemExit(1)
-
-        _after_commit.append(stop)
+        _after_commit.append(lambda: sys.exit(1))
 
 
 def _wrote(json_out: bool, what: str) -> None:

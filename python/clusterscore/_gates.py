@@ -66,6 +66,8 @@ def check_requirements(
     """Each requirement against `result`'s overall values and their `intervals` (an Arrow
     table, or None when not computed): failed when the interval lies wholly beyond the
     bound (below a floor, above a ceiling); without an interval, when the estimate does."""
+    if not reqs:
+        return []
     if intervals is not None:
         values = intervals.to_pandas()
     else:

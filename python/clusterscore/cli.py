@@ -83,10 +83,13 @@ def command(fn: F) -> F:
                 warnings.filterwarnings("ignore", category=CommonScopeWarning)
                 if kwargs.get("threads") is not None:
                     set_threads(kwargs["threads"])
-                if kwargs.get("delimiter") is not None:
-                    DELIMITER.set(_delimiter(kwargs["delimiter"]))
-                with command_line(), progress.shown(not kwargs.get("quiet", False)):
-                    result = fn(*args, **kwargs)
+                chosen = kwargs.get("delimiter")
+                delimiter = DELIMITER.set(None if chosen is None else _delimiter(chosen))
+                try:
+                    with command_line(), progress.shown(not kwargs.get("quiet", False)):
+                        result = fn(*args, **kwargs)
+                finally:
+                    DELIMITER.reset(delimiter)  # this command's alone
                 staging.commit()
             except BaseException:
                 staging.discard()

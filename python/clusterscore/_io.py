@@ -246,7 +246,8 @@ def require_no_nulls(src: Source, column: str) -> None:
 def revive_ids(src: Source, columns: tuple[str, ...]) -> None:
     """The id columns of a CSV file as they were before clusterscore wrote them for a
     spreadsheet (`_sheets.py`: a cell that would run as a formula got a leading "'"), so
-    that a truth or weights file written by truth-from-labels reads back exactly."""
+    that every file it wrote (a truth and weights from truth-from-labels, the raters' file,
+    the pages' verdicts and labels) reads back exactly."""
     if src.kind != "csv":
         return
     for c in columns:

@@ -8,7 +8,10 @@ import re
 
 import pytest
 from browser import Seen, opened
-from conftest import ROOT
+from conftest import EXAMPLE, ROOT
+from test_hostile_report import PAYLOADS, WATCH
+
+import clusterscore as cs
 
 NOTEBOOK = ROOT / "examples" / "notebook.ipynb"
 VIEWS = ["Evaluation", "RunComparison", "Diff", "PairSample", "Estimates", "ThresholdCurve"]
@@ -54,3 +57,20 @@ def test_each_view_renders_and_shows_the_values_its_repr_names(outputs, tmp_path
         assert numbers, plain
         for number in numbers:
             assert number in text, f"{number} of {plain!r} is not shown"
+
+
+def test_hostile_run_names_show_as_text_in_a_notebook_view(tmp_path):
+    runs = {PAYLOADS[1]: EXAMPLE / "actual.csv", PAYLOADS[0]: EXAMPLE / "actual_v2.csv"}
+    view = cs.compare(EXAMPLE / "truth.csv", runs, resamples=20)._repr_html_()
+    assert "<script>alert" not in view and "<img src=x" not in view
+    page = tmp_path / "view.html"
+    page.write_text(
+        f'<!DOCTYPE html><html lang="en"><meta charset="utf-8"><body>{view}</body></html>'
+    )
+    seen = Seen()
+    with opened(page, tmp_path / "profile", seen, init=WATCH) as browser_page:
+        text = browser_page.inner_text("body")
+        assert browser_page.evaluate("window.__hits") == []
+        assert browser_page.locator("img, svg, iframe, script").count() == 0
+    assert PAYLOADS[1] in text and PAYLOADS[0] in text
+    assert seen.console == [] and seen.requests == []

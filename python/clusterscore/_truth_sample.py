@@ -128,7 +128,7 @@ def draw_truth_sample(
     seeds: Any = _core.draw_records(n_records, records, seed)  # a uint64 array
     seed_of, record, too_large = _core.gather_candidates(groups, seeds, most_per_group)
     seed_ids = _arrays.take(ids, pa.array(seeds.astype(np.int64))).to_pylist()
-    candidates = _candidate_table(ids, seed_ids, seed_of, record, item_src, item_col, rows)
+    candidates = _candidate_table(ids, seeds, seed_of, record, item_src, item_col, rows)
     meta = {"format": _FORMAT, "records": n_records, "draws": records, "seed": seed,
             "seeds": seed_ids, "runs": len(clusterings), "block_col": block_col,
             "most_per_group": most_per_group, "groups_too_large": int(too_large),
@@ -150,20 +150,17 @@ def _scatter(n: int, at: np.ndarray, column: pa.ChunkedArray) -> np.ndarray:
     return out
 
 
-def _candidate_table(ids: pa.Array, seed_ids: list[Any], seed_of: np.ndarray,
+def _candidate_table(ids: pa.Array, seeds: np.ndarray, seed_of: np.ndarray,
                      record: np.ndarray, item_src: Source | None, item_col: str,
                      rows: np.ndarray) -> pa.Table:  # fmt: skip
     """seed, item_id, then the items table's attributes as text (the seed's own record
-    first among its candidates)."""
+    first among its candidates, the others in the order the core gives them)."""
+    seed_record = np.asarray(seeds, np.int64)[seed_of]
     record = record.astype(np.int64)
-    own = _arrays.take(ids, pa.array(record)).to_pylist()
-    order = sorted(
-        range(len(record)), key=lambda k: (int(seed_of[k]), own[k] != seed_ids[seed_of[k]])
-    )
-    take = np.asarray(order, np.int64)
+    take = np.lexsort((record != seed_record, seed_of))  # stable: the core's order within
     cols: dict[str, Any] = {
-        "seed": pa.array([seed_ids[int(seed_of[k])] for k in order]),
-        "item_id": pa.array([own[k] for k in order]),
+        "seed": _arrays.take(ids, pa.array(seed_record[take])),
+        "item_id": _arrays.take(ids, pa.array(record[take])),
     }
     if item_src is not None:
         t = item_src.table

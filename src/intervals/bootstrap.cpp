@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 
 #include "detail/interrupt.h"
@@ -100,16 +101,25 @@ Spread with_normal(Spread s, double estimate, double confidence) {
 
 // Per group of run `run`: how many distinct truth clusters it holds (fewer than two give
 // no interval: a resample then redraws the same data; the count is also the spread's
-// degrees of freedom). O(entries log entries), once per bootstrap.
+// degrees of freedom). The entries' groups are bucketed by cluster (a counting sort), so
+// one cluster's entries come together and a group counts a cluster where it differs from
+// the group's last. O(entries + clusters + groups), once per bootstrap.
 template <class Engine>
 std::vector<uint32_t> clusters_per_group(const Engine& engine, size_t run) {
-  std::vector<uint64_t> keys;
-  engine.for_each_entry(run,
-                        [&](uint32_t c, uint32_t g) { keys.push_back(uint64_t(g) << 32 | c); });
-  std::sort(keys.begin(), keys.end());
-  std::vector<uint32_t> count(engine.groups(), 0);
-  for (size_t k = 0; k < keys.size(); ++k) {
-    if (k == 0 || keys[k] != keys[k - 1]) ++count[keys[k] >> 32];
+  std::vector<size_t> end(engine.clusters() + 1, 0);
+  engine.for_each_entry(run, [&](uint32_t c, uint32_t) { ++end[c + 1]; });
+  std::partial_sum(end.begin(), end.end(), end.begin());
+  std::vector<uint32_t> group(end.back());
+  engine.for_each_entry(run, [&](uint32_t c, uint32_t g) { group[end[c]++] = g; });
+  // end[c] is now where cluster c's entries end.
+  std::vector<uint32_t> count(engine.groups(), 0), last(engine.groups(), kNone);
+  for (size_t c = 0, k = 0; c < engine.clusters(); ++c) {
+    for (; k < end[c]; ++k) {
+      if (last[group[k]] != c) {
+        last[group[k]] = uint32_t(c);
+        ++count[group[k]];
+      }
+    }
   }
   return count;
 }

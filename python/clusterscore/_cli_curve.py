@@ -29,11 +29,12 @@ from ._cli_options import (
     SeedOpt,
     ThreadsOpt,
     WeightColOpt,
+    input_arg,
 )
-from ._cli_score import _wrote, named_runs
+from ._cli_score import named_runs
 from ._curve import SPLINK_COLUMNS, ThresholdCurve, threshold_curve
 from ._output import file_part
-from .cli import Outputs, command, header, show_json, staged
+from .cli import Outputs, command, header, show_json, staged, wrote
 
 # The curve's columns shown on screen (every one is in the files).
 SHOWN = ["threshold", "clusters", "precision", "recall", "f1", "f1_of_means", "pair_precision",
@@ -112,10 +113,10 @@ def curve(
     f1_of_means and pair_f1 are best, with their intervals there, and the curve; --out
     writes every row."""
     staging = staged(out)
-    outputs = Outputs(report_path, png)
+    outputs = Outputs(report_path, png, json_out)
     named = named_runs(pairs)
     # The truth and items table: paths, then as the first curve read them (read once).
-    read: tuple[Any, Any] = (truth, items)
+    read: tuple[Any, Any] = (input_arg(truth), input_arg(items))
     chosen = _thresholds(thresholds, grid)
     options: dict[str, Any] = dict(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
@@ -168,7 +169,7 @@ def curve(
             for name, c in curves.items():
                 report.write_parquet(staging / f"curve_{file_part(name)}.parquet",
                                      _arrow(c.curve))  # fmt: skip
-        _wrote(json_out, f"{out}/summary.json and a Parquet curve per model")
+        wrote(json_out, f"{out}/summary.json and a Parquet curve per model")
 
 
 def _arrow(df: pd.DataFrame) -> Any:

@@ -26,6 +26,7 @@ from ._cli_options import (
     SparkMasterOpt,
     ThreadsOpt,
     WeightColOpt,
+    input_arg,
     spark_reader,
 )
 from ._diff import diff as diff_on
@@ -134,7 +135,9 @@ def sample(
         written.append(page)
     tmp = [_stage().file(p) for p in written]
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
+    read = spark_reader(
+        engine, spark_master, (item_col, cluster_col), [base, exp, items], weight_col
+    )
     d = diff_on(read(base), read(exp), read(items), engine=engine.value, slices=[], **columns)
     if previous is not None:
         pairs, seed, stable_pairs, distance_only, replicates = continued(
@@ -238,7 +241,7 @@ def estimate(
     distances, affected good/bad index, delta precision and ABCDE rates, each with a standard
     error and a 95% confidence interval, and how often the raters disagreed on pairs judged
     twice."""
-    outputs = Outputs(report_path, png)
+    outputs = Outputs(report_path, png, json_out)
     s = load_sample(sample_file)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -302,8 +305,9 @@ def plan(
         raise ValueError("--pilot-sample and --pilot-verdicts go together")
     pilot = None if pilot_sample is None else (str(pilot_sample), list(pilot_verdicts or []))
     result = plan_pairs(
-        base, exp, items, half_width=half_width, confidence=confidence, metrics=metric,
-        pilot=pilot, item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+        input_arg(base), input_arg(exp), input_arg(items), half_width=half_width,
+        confidence=confidence, metrics=metric, pilot=pilot, item_col=item_col,
+        cluster_col=cluster_col, weight_col=weight_col,
     )  # fmt: skip
     progress.done()
     if json_out:

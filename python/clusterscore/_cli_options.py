@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable, Sequence
 from enum import Enum
 from pathlib import Path
@@ -10,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from . import _progress as progress
+from ._io_source import Renamed
 from ._threads import MOST as MOST_THREADS
 
 ItemsOpt = Annotated[
@@ -89,29 +92,71 @@ SparkMasterOpt = Annotated[
 ]
 
 
+# PATH:item=NAME,cluster=NAME,weight=NAME: an input's own column names (one or more roles).
+_NAMED = r"(?:item|cluster|weight)=[^,=]+"
+_OWN_COLUMNS = re.compile(rf"^(?P<path>.+):(?P<names>{_NAMED}(?:,{_NAMED})*)$")
+
+
+def input_arg(arg: str | None) -> Any:
+    """An input argument as the readers take it: the path, or with its own column names
+    (`PATH:item=NAME,cluster=NAME`, also `weight=NAME` for an items table) a Renamed. A
+    file whose whole name matches is that file."""
+    if arg is None or os.path.exists(arg):
+        return arg
+    m = _OWN_COLUMNS.match(arg)
+    if m is None:
+        return arg
+    names = [tuple(part.split("=", 1)) for part in m["names"].split(",")]
+    roles = [r for r, _ in names]
+    if len(set(roles)) < len(roles):
+        raise ValueError(f"{arg}: names a column twice for one role")
+    return Renamed(m["path"], tuple((r, n) for r, n in names))
+
+
+def path_of(arg: Any) -> Any:
+    """The path of input_arg()'s result (the argument itself for a plain path)."""
+    return arg.source if isinstance(arg, Renamed) else arg
+
+
 def spark_reader(
-    engine: Engine, master: str | None, ids: Sequence[str], paths: Sequence[Any] = ()
+    engine: Engine,
+    master: str | None,
+    ids: tuple[str, str],
+    paths: Sequence[Any] = (),
+    weight_col: str = "weight",
 ) -> Callable[[Any], Any]:
-    """What the engine reads an input path as: with --engine spark a Spark DataFrame (the
-    session started on `master`), its `ids` columns as text, as the Python functions read
-    it; the path itself for the local engine. A local one of `paths` that names nothing is
-    an error before Spark starts (which takes seconds)."""
+    """What the engine reads an input argument as: with --engine spark a Spark DataFrame
+    (the session started on `master`), its `ids` columns (item, cluster) as text, as the
+    Python functions read it, an input's own column names (input_arg) renamed to `ids` and
+    `weight_col`; input_arg() of it for the local engine. A local one of `paths` that names
+    nothing is an error before Spark starts (which takes seconds)."""
     if engine is not Engine.spark:
         if master is not None:
             raise ValueError("--spark-master needs --engine spark")
-        return lambda path: path
+        return input_arg
     from . import _engine
     from . import _spark_io as spark
 
     for path in paths:
-        spark.require_exists(path)
+        spark.require_exists(path_of(input_arg(path)))
 
     with progress.step("starting Spark"):
         try:
             spark.session(master)
         except ImportError as e:  # no pyspark: a one-line answer, as for bad input
             raise ValueError(str(e)) from None
-    return lambda path: _engine.spark_inputs(list(ids), path)[0]
+
+    def read(arg: Any) -> Any:
+        given = input_arg(arg)
+        if not isinstance(given, Renamed):
+            return _engine.spark_inputs(list(ids), given)[0]
+        called = dict(zip(("item", "cluster", "weight"), (*ids, weight_col), strict=True))
+        own = {given.own(role, name): name for role, name in called.items()}
+        text = [given.own(role, called[role]) for role in ("item", "cluster")]
+        frame = _engine.spark_inputs(text, given.source)[0]
+        return frame.withColumnsRenamed({o: c for o, c in own.items() if o != c})
+
+    return read
 
 
 class Scope(str, Enum):

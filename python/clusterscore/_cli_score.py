@@ -56,6 +56,7 @@ from .cli import (
     inputs,
     show_json,
     staged,
+    wrote,
 )
 
 
@@ -114,13 +115,15 @@ def evaluate(
     clusters that lose the most."""
     requirements = gates.parse_requirements(require)
     staging = staged(out)
-    outputs = Outputs(report_path, png)
+    outputs = Outputs(report_path, png, json_out)
     options: dict[str, Any] = dict(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average.value,
     )  # fmt: skip
-    read = spark_reader(engine, spark_master, [item_col, cluster_col], [truth, actual, items])
+    read = spark_reader(
+        engine, spark_master, (item_col, cluster_col), [truth, actual, items], weight_col
+    )
     result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
                          slices=slice_ or [], **options)  # fmt: skip
     estimation = report.estimation_summary(result)
@@ -162,7 +165,7 @@ def evaluate(
     if staging is not None:
         with progress.step(f"writing {out}"):
             _write(staging, summary, {"per_item": _per_item(result)}, clusters, slices)
-        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+        wrote(json_out, f"{out}/summary.json and Parquet tables")
     _fail_on(checked)
 
 
@@ -175,19 +178,6 @@ def _fail_on(checked: list[dict[str, Any]]) -> None:
     """Exit status 1 once the outputs are in place, when a gate failed."""
     if any(g["failed"] for g in checked):
         _after_commit.append(lambda: sys.exit(1))
-
-
-def _wrote(json_out: bool, what: str) -> None:
-    """Says what was written, on stdout, or on stderr when stdout carries JSON, once it is
-    in place."""
-
-    def say() -> None:
-        try:
-            print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout, flush=True)
-        except BrokenPipeError:
-            report.silence_stdout()
-
-    _after_commit.append(say)
 
 
 def _evaluation_summary(
@@ -292,7 +282,7 @@ def compare(
     Deltas whose interval excludes 0 are marked ▲ (better) or ▼ (worse)."""
     gated = gates.parse_metrics(fail_if_worse)
     staging = staged(out)
-    outputs = Outputs(report_path, png)
+    outputs = Outputs(report_path, png, json_out)
     named = named_runs(runs)
     options: dict[str, Any] = dict(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
@@ -300,7 +290,7 @@ def compare(
         weight_col=weight_col, average=average.value,
     )  # fmt: skip
     read = spark_reader(
-        engine, spark_master, [item_col, cluster_col], [truth, *named.values(), items]
+        engine, spark_master, (item_col, cluster_col), [truth, *named.values(), items], weight_col
     )
     frames = {name: read(path) for name, path in named.items()}
     result = compare_on(read(truth), frames, read(items), engine=engine.value,
@@ -353,7 +343,7 @@ def compare(
             report.write_parquet(staging / "deltas.parquet", overall)
             for name, table in slices.items():
                 report.write_parquet(staging / f"deltas_{file_part(name)}.parquet", table)
-        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+        wrote(json_out, f"{out}/summary.json and Parquet tables")
     _fail_on(checked)
 
 
@@ -430,9 +420,11 @@ def diff(
     """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
     rates, affected items, per-slice tables, and the clusters that changed the most."""
     staging = staged(out)
-    outputs = Outputs(report_path, png)
+    outputs = Outputs(report_path, png, json_out)
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
-    read = spark_reader(engine, spark_master, [item_col, cluster_col], [base, exp, items])
+    read = spark_reader(
+        engine, spark_master, (item_col, cluster_col), [base, exp, items], weight_col
+    )
     result = diff_on(read(base), read(exp), read(items), engine=engine.value,
                      slices=slice_ or [], **columns)  # fmt: skip
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
@@ -461,7 +453,7 @@ def diff(
         with progress.step(f"writing {out}"):
             tables = {"per_item": _per_item(result), "flows": result.flows_table()}
             _write(staging, summary, tables, clusters, slices)
-        _wrote(json_out, f"{out}/summary.json and Parquet tables")
+        wrote(json_out, f"{out}/summary.json and Parquet tables")
 
 
 def _show_diff(result: Diff, slices: dict, clusters: dict) -> None:

@@ -10,7 +10,15 @@ import typer
 from . import _progress as progress
 from . import _report as report
 from . import _sheets as sheets
-from ._cli_options import ClusterColOpt, DelimiterOpt, ItemColOpt, JsonOpt, QuietOpt, ThreadsOpt
+from ._cli_options import (
+    ClusterColOpt,
+    DelimiterOpt,
+    ItemColOpt,
+    JsonOpt,
+    QuietOpt,
+    ThreadsOpt,
+    input_arg,
+)
 from ._truth_labels import truth_from_labels as labels_to_truth
 from ._truth_sample import MOST_PER_GROUP, draw_truth_sample
 from .cli import _after_commit, _stage, command, header, show_json
@@ -69,7 +77,8 @@ def draw_truth(
     folder = _stage().folder(out, _SAMPLE_FILES)
     page_tmp = None if page is None else _stage().file(page)
     with progress.step(f"drawing {records:,} seed records"):
-        s = draw_truth_sample(actual, other_runs or [], items, records=records, seed=seed,
+        s = draw_truth_sample(input_arg(actual), [input_arg(r) for r in other_runs or []],
+                              input_arg(items), records=records, seed=seed,
                               block_col=block_col, item_col=item_col, cluster_col=cluster_col,
                               most_per_group=most_per_group)  # fmt: skip
     with progress.step(f"writing {out}"):

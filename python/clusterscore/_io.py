@@ -31,6 +31,7 @@ from ._io_source import (
     _PARQUET,
     DEFAULT_WEIGHT_COL,
     EXHAUSTED,
+    Renamed,
     Source,
     _suffix,
     clip,
@@ -257,6 +258,11 @@ def revive_ids(src: Source, columns: tuple[str, ...]) -> None:
 
 
 def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Source:
+    if isinstance(obj, Renamed):
+        obj.require_roles(("item", "cluster"), "a clustering")
+        own = obj.own("item", item_col), obj.own("cluster", cluster_col)
+        src = load_clustering(obj.source, role, *own)
+        return obj.as_called(src, {own[0]: item_col, own[1]: cluster_col})
     if item_col == cluster_col:
         raise ValueError(
             f"{term('item_col')} and {term('cluster_col')} both name {item_col!r}: an item"
@@ -304,6 +310,11 @@ def code_column(src: Source, column: str) -> None:
 
 
 def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
+    if isinstance(obj, Renamed):
+        obj.require_roles(("item", "weight"), "an items table")
+        own = obj.own("item", item_col), obj.own("weight", weight_col)
+        src = load_items(obj.source, *own)
+        return obj.as_called(src, {own[0]: item_col, own[1]: weight_col})
     if _is_series(obj):  # item → weight
         obj = _series_frame(obj, item_col, weight_col)
     # Attributes as written (postcodes "0870", blanks): only the weight is a number.

@@ -37,10 +37,59 @@ class Source:
     coded: set[str] = field(default_factory=set)
 
     def where(self, row: int) -> str:
-        """'truth.csv line 7', 'actual.parquet row 6' or 'truth row 6' (rows from 0)."""
+        """Where 0-based data row `row` is, for a person: 'truth.csv line 8' (the file's
+        line, header counted), 'actual.parquet row 7' or 'truth row 7' (rows counted from 1,
+        as a spreadsheet or a DataFrame printed with its first row 1)."""
+        return f"{self.name} {self.place(row)}"
+
+    def place(self, row: int) -> str:
+        """`where(row)` without the input's name: 'line 8' or 'row 7'."""
         if self.kind == "csv" and self.path is not None:
-            return f"{self.name} line {_csv_line_of_row(self.path, row)}"
-        return f"{self.name} row {row}"
+            return f"line {_csv_line_of_row(self.path, row)}"
+        return f"row {row + 1}"
+
+
+# The roles a column plays, as an input names its own columns for them (Renamed).
+COLUMN_ROLES = ("item", "cluster", "weight")
+
+
+@dataclass(frozen=True)
+class Renamed:
+    """An input whose columns have names of their own: `columns` maps a role of
+    COLUMN_ROLES to the input's name for that column (the command line's
+    `PATH:item=record,cluster=entity`). The reader checks the input under its own names (an
+    error names its columns as written) and then calls them as the call does."""
+
+    source: Any
+    columns: tuple[tuple[str, str], ...]
+
+    def own(self, role: str, default: str) -> str:
+        """The input's name for the column of `role` (the call's name `default` if unset)."""
+        return dict(self.columns).get(role, default)
+
+    def require_roles(self, allowed: tuple[str, ...], what: str) -> None:
+        """A ValueError when a role other than `allowed` is named (a weight for a clustering)."""
+        extra = [r for r, _ in self.columns if r not in allowed]
+        if extra:
+            raise ValueError(
+                f"{self.source}: {what} has no {extra[0]} column to name (it has"
+                f" {' and '.join(allowed)})"
+            )
+
+    def as_called(self, src: Source, names: dict[str, str]) -> Source:
+        """`src`, read under the input's names, with its columns renamed to the call's:
+        `names` maps each input name to the call's. A column of the input already named as
+        the call names another is an error, not a second column of that name."""
+        moved = {own: call for own, call in names.items() if own != call}
+        for own, call in moved.items():
+            if call in src.table.column_names and call not in moved:
+                raise ValueError(
+                    f"{src.name}: holds a column {call!r} besides {own!r}, which it names for"
+                    f" {call!r}: rename one of them"
+                )
+        src.table = src.table.rename_columns([moved.get(c, c) for c in src.table.column_names])
+        src.coded = {moved.get(c, c) for c in src.coded}
+        return src
 
 
 def _csv_line_of_row(path: Path, row: int) -> int:

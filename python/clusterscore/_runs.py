@@ -177,12 +177,17 @@ class RunComparison:
         todo = [k for k in keys if k not in self._deltas]
         evals = list(self.evaluations.values())
         most = most_interval_groups(self.bootstrap.resamples, len(evals))
-        parts = [
-            None if k is None else [e.interval_grouping(list(k), most) for e in evals] for k in todo
-        ]
+        parts = [None if k is None else self._groupings(list(k), most) for k in todo]
         sizes = [1 if p is None else int(p[0][0].n_groups) for p in parts]
         for batch in group_batches(sizes, most):
             self._paired_deltas([todo[j] for j in batch], [parts[j] for j in batch], most)
+
+    def _groupings(self, column: list[str], most: int) -> list[tuple[Any, Any]]:
+        """Each run's interval grouping by `column`, in the first run's order: a group's
+        code names the same value in every run (the paired bootstrap pairs them by code)."""
+        evals = list(self.evaluations.values())
+        first = evals[0].interval_grouping(column, most)
+        return [first] + [e.interval_grouping(column, most, like=first[0]) for e in evals[1:]]
 
     def _paired_deltas(
         self, keys: list[tuple[str, ...] | None], parts: list[Any], most: int

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from . import _arrays, _core
 from ._io import Source, item_id_arrays, load_clustering, load_items
+from ._io_source import Renamed
 from ._progress import step
 from ._terms import setting
 
@@ -63,7 +64,8 @@ def reading(obj: Any, role: str) -> AbstractContextManager:
     memory; none for input already read (one truth shared by several runs)."""
     if obj is None or isinstance(obj, Source):
         return nullcontext()
-    return step(f"reading {Path(obj).name if isinstance(obj, (str, os.PathLike)) else role}")
+    path = obj.source if isinstance(obj, Renamed) else obj
+    return step(f"reading {Path(path).name if isinstance(path, (str, os.PathLike)) else role}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -231,7 +233,9 @@ class Comparison:
         return self.per_cluster_table(side).to_pandas()
 
     def per_slice(self, column: str | Sequence[str]) -> pd.DataFrame:
-        """One row per value (or combination of values) of items-table column(s)."""
+        """One row per value (or combination of values) of items-table column(s), heaviest
+        first (by `weight`, the value's scored items; ties in the items table's order),
+        items without an items-table row last."""
         return self.per_slice_table(column).to_pandas()
 
     def per_item_table(self) -> pa.Table:
@@ -343,16 +347,22 @@ class Comparison:
 
         return labels_of
 
-    def interval_grouping(self, column: str | Sequence[str], most: int) -> tuple[Any, Any]:
-        """slice_grouping(column), kept to its `most` heaviest groups (ties: the first) when
-        it has more, with a warning naming how many values get no interval."""
+    def interval_grouping(
+        self, column: str | Sequence[str], most: int, like: Any = None
+    ) -> tuple[Any, Any]:
+        """slice_grouping(column), kept to its `most` heaviest groups (its first: groups come
+        heaviest first) when it has more, with a warning naming how many values get no
+        interval. With `like` (another comparison's interval grouping of the same items
+        table: runs compared against one truth), its groups in `like`'s order, so that a
+        group's code means one value in both."""
         grouping, labels_of = self.slice_grouping(column)
+        if like is not None:
+            kept = grouping.keep(_order_like(grouping, like))
+            return kept, self._labels_for(column, kept)
         n = int(grouping.n_groups)
         if n <= most:
             return grouping, labels_of
-        weight = np.asarray(self._core.by_items(grouping)["weight"])
-        keep = np.sort(np.argsort(-weight, kind="stable")[:most]).astype(np.uint32)
-        kept = grouping.keep(keep)
+        kept = grouping.keep(np.arange(most, dtype=np.uint32))
         name = column if isinstance(column, str) else ", ".join(column)
         warnings.warn(
             f"intervals by {name}: for its {most:,} heaviest values of {n:,}; the other"
@@ -369,6 +379,20 @@ class Comparison:
         # Undefined values (a pair metric of a group without pairs) are nulls, not NaN.
         cols.update({k: _arrays.nan_as_null(v) for k, v in g.items()})
         return pa.table(cols)
+
+
+def _order_like(grouping: Any, like: Any) -> np.ndarray:
+    """The codes of `grouping` for `like`'s groups in `like`'s order (a group is known by
+    its items-table row), then `grouping`'s group of items without a row if `like` has
+    none and kept every other: both group the same items table, so only that group can
+    differ between them."""
+    rows = np.asarray(grouping.group_row)
+    code_of = dict(zip(rows.tolist(), range(len(rows)), strict=True))
+    wanted = np.asarray(like.group_row).tolist()
+    order = [code_of[r] for r in wanted if r in code_of]
+    if _NONE in code_of and _NONE not in wanted and len(order) == len(rows) - 1:
+        order.append(code_of[_NONE])
+    return np.asarray(order, dtype=np.uint32)
 
 
 def _cluster_ids(src: Source, column: str) -> tuple | list:
@@ -391,7 +415,7 @@ def _unit_sizes(units: Units | None) -> tuple[np.ndarray | None, np.ndarray | No
 
 
 class _ErrorContext:
-    """Turns the core's InputError(message, source, row) into a ValueError naming the
+    """Turns the core's InputError(message, source, row, first_row) into a ValueError naming the
     file and line (or input and row) the user has to fix: `sources` by the core's names
     for them; an error of no one input is said of `unnamed`."""
 
@@ -404,9 +428,11 @@ class _ErrorContext:
     def __exit__(self, typ: Any, exc: Any, tb: Any) -> None:
         if typ is None or not issubclass(typ, _core.InputError):
             return
-        message, source, row = exc.args
+        message, source, row, first = exc.args
         src = self._sources.get(source)
         if src is None:
             raise ValueError(f"{self._unnamed}: {message}") from None
         where = src.where(row) if row >= 0 else src.name
+        if first >= 0:
+            message += f" (first at {src.place(first)})"
         raise ValueError(f"{where}: {message}") from None

@@ -24,6 +24,7 @@ import typer
 from . import _progress as progress
 from . import _report as report
 from . import _stops as stops
+from ._cli_options import input_arg, path_of
 from ._diff import Diff
 from ._estimates import CommonScopeWarning
 from ._evaluate import Evaluation
@@ -195,14 +196,14 @@ class Outputs:
     """--report and --png: checked before the work, written when it is done (the report
     out of sight until complete)."""
 
-    def __init__(self, report_path: Path | None, png: Path | None) -> None:
+    def __init__(self, report_path: Path | None, png: Path | None, json_out: bool = False) -> None:
         if png is not None and report_path is None:
             raise ValueError("--png writes the report's charts: give --report FILE.html too")
         if report_path is not None and report_path.suffix.lower() not in (".html", ".htm"):
             raise ValueError(f"--report {report_path}: name an .html file")
         if report_path is not None and not all(map(_has_module, ("altair", "vl_convert"))):
             raise ValueError("--report needs the report extra: pip install 'clusterscore[report]'")
-        self.report_path = report_path
+        self.report_path, self.png_path, self.json_out = report_path, png, json_out
         self.staged = None if report_path is None else _stage().file(report_path)
         self.png = None if png is None else _stage().folder(png, (".png",))
 
@@ -213,8 +214,21 @@ class Outputs:
 
         with progress.step(f"writing {self.report_path}"):
             write_report(result, self.staged, slices=list(slices or []), png=self.png)
-        written = str(self.report_path) + ("" if self.png is None else f" and {self.png}/")
-        _after_commit.append(lambda: print(f"wrote {written}", file=sys.stderr, flush=True))
+        png = "" if self.png_path is None else f" and {self.png_path}/"
+        wrote(self.json_out, f"{self.report_path}{png}")
+
+
+def wrote(json_out: bool, what: str) -> None:
+    """Says what was written, on stdout, or on stderr when stdout carries JSON, once it is
+    in place."""
+
+    def say() -> None:
+        try:
+            print(f"wrote {what}", file=sys.stderr if json_out else sys.stdout, flush=True)
+        except BrokenPipeError:
+            report.silence_stdout()
+
+    _after_commit.append(say)
 
 
 def show_json(summary: dict[str, Any]) -> None:
@@ -228,8 +242,8 @@ def show_json(summary: dict[str, Any]) -> None:
 
 def inputs(paths: dict[str, Any], fingerprints: dict[str, str]) -> dict[str, Any]:
     """summary.json's record of each input: where it was read from and its fingerprint."""
-    return {role: {"path": None if p is None else str(p), "fingerprint": fingerprints.get(role)}
-            for role, p in paths.items()}  # fmt: skip
+    return {role: {"path": None if p is None else str(path_of(input_arg(p))),
+                   "fingerprint": fingerprints.get(role)} for role, p in paths.items()}  # fmt: skip
 
 
 def header(command: str, **options: Any) -> dict[str, Any]:

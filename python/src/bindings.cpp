@@ -121,7 +121,7 @@ NB_MODULE(_core, m) {
     try {
       std::rethrow_exception(p);
     } catch (const InputError& e) {
-      nb::object args = nb::make_tuple(e.what(), e.source(), e.row());
+      nb::object args = nb::make_tuple(e.what(), e.source(), e.row(), e.first_row());
       PyErr_SetObject(input_error.ptr(), args.ptr());
     } catch (const Interrupted&) {
       if (signal_type == nullptr) {

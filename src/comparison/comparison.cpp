@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 #include "clusterscore/error.h"
@@ -361,7 +362,23 @@ ItemGrouping Comparison::group_items(const std::vector<IdColumn>& columns) const
     g.group_row.push_back(kNone);
     ++g.n_groups;
   }
-  return g;
+  return heaviest_first(std::move(g));
+}
+
+ItemGrouping Comparison::heaviest_first(ItemGrouping g) const {
+  const GroupTable sums = aggregate_totals(MetricTable{}, item_units(g.item_group), g.n_groups);
+  std::vector<double> weight(g.n_groups, 0.0);  // a group without common items weighs 0
+  for (size_t k = 0; k < sums.size(); ++k) weight[sums.group[k]] = sums.weight[k];
+  // The group of items without a row (group_row kNone) stays last: the other groups are
+  // the items table's and the same in every comparison with it, so that runs compared
+  // by one truth can take one order (comparisons differ only in whether that group is).
+  const size_t rows = g.n_groups - (!g.group_row.empty() && g.group_row.back() == kNone);
+  std::vector<uint32_t> order(g.n_groups);
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.begin() + ptrdiff_t(rows),
+                   [&](uint32_t a, uint32_t b) { return weight[a] > weight[b]; });
+  if (std::is_sorted(order.begin(), order.end())) return g;
+  return keep_groups(g, order);
 }
 
 ItemGrouping keep_groups(const ItemGrouping& g, const std::vector<uint32_t>& keep) {

@@ -107,7 +107,10 @@ class Comparison {
   GroupTable by_cluster(Side side) const;  // group codes are cluster indices of that side
   GroupTable by_items(const ItemGrouping& grouping) const;
   // Groups items by the values of items-table columns (each of length items_table_rows;
-  // nulls allowed and form their own value). Requires an items table.
+  // nulls allowed and form their own value). Requires an items table. Groups are numbered
+  // heaviest first (by their common items' weight, by_items()' weight column; ties in order
+  // of first appearance), so every table by a slice lists its values in one order; the
+  // group of items without a row, if any, last.
   ItemGrouping group_items(const std::vector<IdColumn>& columns) const;
   ImpactSummary impact() const;  // kImpact only
   ClusterFlows flows() const;    // kImpact only
@@ -128,6 +131,7 @@ class Comparison {
 
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
+  ItemGrouping heaviest_first(ItemGrouping g) const;  // group_items()' numbering
   // Means over `u` (design-weighted), then the derived values, the pair metrics and the
   // items' own weights.
   GroupTable aggregate_units(const Units& u, size_t n_groups) const;

@@ -23,9 +23,7 @@ std::string fmt_weight(double w) {
 
 [[noreturn]] void duplicate(const std::string& role, const IdColumn& col, size_t first,
                             size_t row) {
-  throw InputError(role, int64_t(row),
-                   "item " + col.repr(row) + " appears twice (rows " + std::to_string(first) +
-                       " and " + std::to_string(row) + ")");
+  throw InputError(role, int64_t(row), "item " + col.repr(row) + " appears twice", int64_t(first));
 }
 
 size_t first_row_with(const IdColumn& col, size_t row) {

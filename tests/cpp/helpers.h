@@ -47,6 +47,12 @@ clusterscore::InputError error_of(F f) {
   return clusterscore::InputError("", -1, "");
 }
 
+// A repeat's error as "<message> (rows <first> and <row>)": both rows it names.
+inline std::string repeat_of(const clusterscore::InputError& e) {
+  return std::string(e.what()) + " (rows " + std::to_string(e.first_row()) + " and " +
+         std::to_string(e.row()) + ")";
+}
+
 inline clusterscore::IdColumn ints(const std::vector<int64_t>& v) {
   return clusterscore::IdColumn::of_ints(v.data(), v.size());
 }

@@ -123,7 +123,8 @@ TEST(Bootstrap, PerSliceFullDataDeltasAreTheSliceDifferences) {
     for (const std::string& m : b.metrics)
       EXPECT_NEAR(row_of(b, 0, 1, g, m).delta, s1.column(m)[g] - s0.column(m)[g], 1e-15) << m;
   }
-  EXPECT_NEAR(row_of(b, 0, 1, 1, "precision").value_a, 17.0 / 20, 1e-15);
+  // Slice value 1 (weight 5 of 6) is group 0: groups come heaviest first.
+  EXPECT_NEAR(row_of(b, 0, 1, 0, "precision").value_a, 17.0 / 20, 1e-15);
 }
 
 // Each resample redone by brute force: the draws (as documented: each of K clusters

@@ -11,6 +11,7 @@
 using namespace clusterscore;
 using cstest::error_of;
 using cstest::ints;
+using cstest::repeat_of;
 
 TEST(Join, UnionOfItemsWithSidesAndWeights) {
   std::vector<int64_t> ai = {5, 6, 7}, ac = {1, 1, 2}, bi = {7, 8, 5}, bc = {3, 3, 4};
@@ -51,13 +52,13 @@ TEST(Join, DuplicateItemsNameRoleAndRows) {
       [&] { join({"truth", ints(ai), ints(ac)}, {"actual", ints(bi), ints(bc)}, nullptr); });
   EXPECT_EQ(e.source(), "truth");
   EXPECT_EQ(e.row(), 2);
-  EXPECT_STREQ(e.what(), "item 1 appears twice (rows 0 and 2)");
+  EXPECT_EQ(repeat_of(e), "item 1 appears twice (rows 0 and 2)");
   std::vector<int64_t> ai2 = {1, 2};
   e = error_of(
       [&] { join({"truth", ints(ai2), ints(ai2)}, {"actual", ints(bi), ints(bc)}, nullptr); });
   EXPECT_EQ(e.source(), "actual");
   EXPECT_EQ(e.row(), 3);
-  EXPECT_STREQ(e.what(), "item 2 appears twice (rows 1 and 3)");
+  EXPECT_EQ(repeat_of(e), "item 2 appears twice (rows 1 and 3)");
 }
 
 TEST(Join, BadWeightsAndDuplicateItemsTableRows) {
@@ -74,7 +75,7 @@ TEST(Join, BadWeightsAndDuplicateItemsTableRows) {
   ItemsInput t{ints(dup), nullptr};
   InputError e = error_of([&] { join(a, a, &t); });
   EXPECT_EQ(e.row(), 2);
-  EXPECT_STREQ(e.what(), "item 2 appears twice (rows 0 and 2)");
+  EXPECT_EQ(repeat_of(e), "item 2 appears twice (rows 0 and 2)");
 }
 
 TEST(Join, NoCommonItemsIsAnError) {

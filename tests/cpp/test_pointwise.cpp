@@ -76,10 +76,13 @@ TEST(Pointwise, Figure2EveryLevel) {
   ItemGrouping g = f.c.group_items({ints(f.slice)});
   GroupTable s = f.c.by_items(g);
   ASSERT_EQ(s.size(), 2u);
-  EXPECT_DOUBLE_EQ(s.column("precision")[1], 17.0 / 20);
-  EXPECT_DOUBLE_EQ(s.column("recall")[1], 13.0 / 15);
-  EXPECT_DOUBLE_EQ(s.column("jaccard_distance")[1], 17.0 / 60);
-  EXPECT_EQ(s.items[1], 2u);
+  // Heaviest first: slice value 1 (weight 5) is group 0, value 0 (weight 1) group 1.
+  EXPECT_EQ(g.group_row, (std::vector<uint32_t>{1, 0}));
+  EXPECT_DOUBLE_EQ(s.weight[0], 5.0);
+  EXPECT_DOUBLE_EQ(s.column("precision")[0], 17.0 / 20);
+  EXPECT_DOUBLE_EQ(s.column("recall")[0], 13.0 / 15);
+  EXPECT_DOUBLE_EQ(s.column("jaccard_distance")[0], 17.0 / 60);
+  EXPECT_EQ(s.items[0], 2u);
 }
 
 TEST(Pointwise, CoverageCountsItemsOutsideT) {
@@ -338,10 +341,11 @@ TEST(GroupItems, ItemsWithoutARowJoinTheRowsWhoseValuesAreAllNull) {
     // country and source: item 2's row is (null, null), item 3's (8, null).
     const ItemGrouping g = both ? cmp.group_items({c, s}) : cmp.group_items({c});
     ASSERT_EQ(g.n_groups, 3u) << both;
-    ASSERT_EQ(g.group_row, (std::vector<uint32_t>{0, 1, 2})) << both;
-    EXPECT_EQ(g.item_group, (BigVector<uint32_t>{0, 1, 2, 1, 1})) << both;
+    // Heaviest first (unit weights: by items), ties in order of first appearance.
+    ASSERT_EQ(g.group_row, (std::vector<uint32_t>{1, 0, 2})) << both;
+    EXPECT_EQ(g.item_group, (BigVector<uint32_t>{1, 0, 2, 0, 0})) << both;
     const GroupTable t = cmp.by_items(g);
-    EXPECT_EQ(t.items, (BigVector<uint64_t>{1, 3, 1})) << both;
+    EXPECT_EQ(t.items, (BigVector<uint64_t>{3, 1, 1})) << both;
   }
   // Without a row of nulls, the items without a row still get a group of their own.
   const std::vector<uint8_t> all_valid = {1, 1, 1};

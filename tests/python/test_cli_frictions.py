@@ -51,10 +51,15 @@ def test_report_without_its_extra_fails_before_any_work(tmp_path):
 
 
 def test_every_file_written_is_named(run_cli, tmp_path):
-    r = run_cli("diff", ACTUAL, V2, "--report", tmp_path / "d.html", "--out", tmp_path / "o",
-                "-q")  # fmt: skip
+    """By the paths asked for (never a staging folder's), on stdout; on stderr beside JSON."""
+    r = run_cli("diff", ACTUAL, V2, "--report", tmp_path / "d.html", "--png", tmp_path / "p",
+                "--out", tmp_path / "o", "-q")  # fmt: skip
     assert r.returncode == 0, r.stderr
-    assert f"wrote {tmp_path / 'd.html'}" in r.stderr and f"wrote {tmp_path / 'o'}" in r.stdout
+    assert f"wrote {tmp_path / 'd.html'} and {tmp_path / 'p'}/\n" in r.stdout
+    assert f"wrote {tmp_path / 'o'}" in r.stdout and r.stderr == ""
+    r = run_cli("diff", ACTUAL, V2, "--report", tmp_path / "e.html", "--json", "-q")
+    assert r.returncode == 0 and json.loads(r.stdout)["command"] == "diff"
+    assert r.stderr == f"wrote {tmp_path / 'e.html'}\n"
 
 
 def test_estimate_json_opens_with_the_envelope(run_cli, tmp_path):

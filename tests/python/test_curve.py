@@ -179,16 +179,16 @@ def test_at_gives_the_full_evaluation_of_the_clustering_there():
     ("pairs", "message"),
     [
         ({"unique_id_l": [1, 2], "unique_id_r": [2, 2], "match_probability": [0.5, 0.4]},
-         "pairs row 1: the pair names one item twice"),
+         "pairs row 2: the pair names one item twice"),
         (pa.table({"unique_id_l": [1, 2], "unique_id_r": [2, 3],
                    "match_probability": pa.array([0.5, float("nan")], from_pandas=False)}),
-         "pairs row 1: the score is not a number"),
+         "pairs row 2: the score is not a number"),
         ({"unique_id_l": [1, 2], "unique_id_r": [2, 3], "match_probability": [0.5, None]},
-         "pairs row 1: missing value in column 'match_probability'"),
+         "pairs row 2: missing value in column 'match_probability'"),
         ({"unique_id_l": [1, 2], "unique_id_r": [2, 3], "score": [0.5, 0.4]},
          "pairs: no column 'match_probability'"),
         ({"unique_id_l": [1], "unique_id_r": [2], "match_probability": ["high"]},
-         "pairs row 0: match_probability 'high' is not a number"),
+         "pairs row 1: match_probability 'high' is not a number"),
     ],
 )  # fmt: skip
 def test_bad_pairs_are_one_line_naming_the_row(pairs, message):

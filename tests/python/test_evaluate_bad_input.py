@@ -142,13 +142,14 @@ def test_corrupt_parquet(files, run_cli):
 
 def test_parquet_rows_are_named(tmp_path):
     pd.DataFrame({"item_id": [1, 2, 1], "cluster_id": [1, 1, 1]}).to_parquet(tmp_path / "t.parquet")
-    with pytest.raises(ValueError, match=r"t.parquet row 2: item 1 appears twice \(rows 0 and 2\)"):
+    twice = r"t.parquet row 3: item 1 appears twice \(first at row 1\)"  # rows from 1
+    with pytest.raises(ValueError, match=twice):
         cs.evaluate(tmp_path / "t.parquet", {1: 1})
 
 
 def test_in_memory_errors_name_the_input():
     # pandas turns NaN into a missing value on the way to Arrow
-    with pytest.raises(ValueError, match="items row 1: missing value in column .weight."):
+    with pytest.raises(ValueError, match="items row 2: missing value in column .weight."):
         cs.evaluate({1: 1}, {1: 2}, pd.DataFrame({"item_id": [1, 2], "weight": [1.0, np.nan]}))
     with pytest.raises(ValueError, match="actual: no column 'item_id'"):
         cs.evaluate({1: 1}, pd.DataFrame({"x": [1], "cluster_id": [1]}))

@@ -81,7 +81,7 @@ def test_ids_of_every_arrow_kind(tmp_path):
     assert proc.returncode == 0 and json.loads(proc.stdout)["coverage"]["common_items"] == 3
     bad = pa.table({"item_id": pa.array([b"a", b"\xff\xfe"], pa.binary()), "cluster_id": [1, 2]})
     pq.write_table(bad, tmp_path / "bad.parquet")
-    refused(cli("evaluate", tmp_path / "bad.parquet", ACTUAL), "bad.parquet row 1", "UTF-8")
+    refused(cli("evaluate", tmp_path / "bad.parquet", ACTUAL), "bad.parquet row 2", "UTF-8")
 
 
 def test_zero_and_negative_zero_are_one_cluster():

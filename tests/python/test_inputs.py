@@ -286,7 +286,7 @@ def test_a_coded_cluster_column_with_a_null_after_the_first_batches(
     src = _io.read_file(path, coded=("cluster_id",))
     assert src.coded == set()
     assert src.table.column("cluster_id").to_pylist() == clusters
-    with pytest.raises(ValueError, match=r"t.parquet row 25: missing value in column 'cluster_id'"):
+    with pytest.raises(ValueError, match=r"t.parquet row 26: missing value in column 'cluster_id'"):
         cs.evaluate(path, {1: 1})
 
 
@@ -390,7 +390,7 @@ def test_parquet_text_with_a_null_after_the_first_batches(
     got = _io.read_file(path).table
     assert got.column("item_id").type == pa.large_string()
     assert got.column("item_id").to_pylist() == ids
-    with pytest.raises(ValueError, match=r"t.parquet row 25: missing value in column 'item_id'"):
+    with pytest.raises(ValueError, match=r"t.parquet row 26: missing value in column 'item_id'"):
         cs.evaluate(path, {1: 1})
 
 
@@ -406,7 +406,7 @@ def test_parquet_number_column_with_nulls_after_the_first_batches(tmp_path, smal
     assert got.equals(want)
     assert got.column("item_id").num_chunks == 1
     assert got.column("weight").null_count == 1
-    with pytest.raises(ValueError, match=r"t.parquet row 25: missing value in column 'weight'"):
+    with pytest.raises(ValueError, match=r"t.parquet row 26: missing value in column 'weight'"):
         cs.evaluate({i: 0 for i in range(n)}, {i: i % 3 for i in range(n)}, path)
 
 

@@ -118,7 +118,7 @@ def test_bad_copy_values_are_reported(sample):
     t = judged(sample.raters_table().to_pandas())
     t["copy"] = t["copy"].astype(str)
     t.loc[t.index[1], "copy"] = "3"
-    with pytest.raises(ValueError, match=r"row 1: copy '3' is not 1 or 2"):
+    with pytest.raises(ValueError, match=r"row 2: copy '3' is not 1 or 2"):
         cs.estimate(sample, t)
 
 

@@ -37,9 +37,9 @@ def test_nan_cluster_and_item_ids(tmp_path):
     t = pa.table({"item_id": [1, 2, 3], "cluster_id": [1.0, float("nan"), 2.0]})
     pq.write_table(t, tmp_path / "t.parquet")
     one_line_error(lambda: cs.evaluate(tmp_path / "t.parquet", tmp_path / "t.parquet"),
-                   "t.parquet row 1", "cluster_id is NaN")  # fmt: skip
+                   "t.parquet row 2", "cluster_id is NaN")  # fmt: skip
     items = pa.table({"item_id": [1.0, float("nan")]})
-    one_line_error(lambda: cs.evaluate({1: 1}, {1: 1}, items), "items row 1", "NaN")
+    one_line_error(lambda: cs.evaluate({1: 1}, {1: 1}, items), "items row 2", "NaN")
     one_line_error(lambda: M.adjusted_rand_score([1.0, np.nan], [1, 2]), "labels_true[1]")
     one_line_error(lambda: M.rand_score([1, 2], [np.nan, 1.0]), "labels_pred[0]")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -276,14 +277,22 @@ def test_fingerprints_equal_in_process(spark) -> None:
 
 
 def _without_engine(summary: dict) -> dict:
-    """The summary without its engine, each slice table's rows in the order of their values
-    (groups come in the order each engine meets them)."""
+    """The summary without its engine and its inputs' paths (slice tables keep their
+    order: heaviest first on either engine)."""
     options = summary["options"]
     assert options.pop("engine") in ("local", "spark")
-    for table in ("slices", "slice_intervals"):
-        for rows in summary.get(table, {}).values():
-            rows.sort(key=lambda r: json.dumps(r, sort_keys=True))
+    for given in summary["inputs"].values():
+        given.pop("path")
     return summary
+
+
+def _own_names(tmp_path: Path, path: Path, names: dict[str, str]) -> str:
+    """A copy of the CSV file `path` with its columns renamed by `names`, given with the
+    command line's PATH:role=name for each renamed column."""
+    out = tmp_path / f"own_{path.name}"
+    pd.read_csv(path, dtype=str).rename(columns=names).to_csv(out, index=False)
+    roles = {"item_id": "item", "cluster_id": "cluster", "weight": "weight"}
+    return f"{out}:" + ",".join(f"{roles[old]}={new}" for old, new in names.items())
 
 
 @pytest.mark.parametrize("command", ["evaluate", "diff"])
@@ -297,11 +306,16 @@ def test_cli_engine_spark_says_and_writes_what_local_does(run_cli, tmp_path, com
         "evaluate": [data / "truth.csv", data / "actual.csv"],
         "diff": [data / "actual.csv", data / "actual_v2.csv"],
     }[command]
-    args = [command, *runs, "--items", data / "items.csv", "--slice", "country", "--json"]
-    if command != "diff":
-        args += ["--resamples", "200"]
-    local = run_cli(*args, "--out", tmp_path / "local")
-    spark = run_cli(*args, "--out", tmp_path / "spark", "--engine", "spark",
+    options = ["--slice", "country", "--json"] + (
+        ["--resamples", "200"] if command != "diff" else []
+    )
+    local = run_cli(command, *runs, "--items", data / "items.csv", *options, "--out",
+                    tmp_path / "local")  # fmt: skip
+    # Spark reads inputs that name their own columns (PATH:item=..,cluster=..,weight=..).
+    first = _own_names(tmp_path, runs[0], {"item_id": "record", "cluster_id": "entity"})
+    items = _own_names(tmp_path, data / "items.csv", {"item_id": "rid", "weight": "w"})
+    spark = run_cli(command, first, runs[1], "--items", items, *options, "--out",
+                    tmp_path / "spark", "--engine", "spark",
                     "--spark-master", "local[2]")  # fmt: skip
     assert local.returncode == 0, local.stderr
     assert spark.returncode == 0, spark.stderr

@@ -109,7 +109,7 @@ def test_a_unit_of_no_item_is_refused() -> None:
     a, (b,), units = units_of(d["truth"], [d["exp"]], d["items"], SLICES)
     t = units.table
     bad = t.set_column(t.column_names.index("count"), "count", [np.zeros(len(t), np.int64)])
-    with pytest.raises(ValueError, match=r"items row 0: unit 0 holds no item \(count 0\)"):
+    with pytest.raises(ValueError, match=r"items row 1: unit 0 holds no item \(count 0\)"):
         Evaluation(a, b, type(units)(bad))
 
 

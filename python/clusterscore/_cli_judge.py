@@ -25,6 +25,7 @@ from ._cli_options import (
     ReportOpt,
     SparkMasterOpt,
     ThreadsOpt,
+    VerboseOpt,
     WeightColOpt,
     input_arg,
     spark_reader,
@@ -106,6 +107,7 @@ def sample(
     delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Draw pairs of items to judge, in proportion to their weight in the difference between
     BASE and EXP. Writes the sample (OUT) and, beside it, OUT-stem.raters.csv: both items'
@@ -136,8 +138,9 @@ def sample(
     tmp = [_stage().file(p) for p in written]
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(
-        engine, spark_master, (item_col, cluster_col), [base, exp, items], weight_col
-    )
+        engine, spark_master, (item_col, cluster_col), [base, exp, items],
+        weight_col, verbose,
+    )  # fmt: skip
     d = diff_on(read(base), read(exp), read(items), engine=engine.value, slices=[], **columns)
     if previous is not None:
         pairs, seed, stable_pairs, distance_only, replicates = continued(

@@ -124,15 +124,17 @@ def spark_reader(
     ids: tuple[str, str],
     paths: Sequence[Any] = (),
     weight_col: str = "weight",
+    verbose: bool = False,
 ) -> Callable[[Any], Any]:
     """What the engine reads an input argument as: with --engine spark a Spark DataFrame
     (the session started on `master`), its `ids` columns (item, cluster) as text, as the
     Python functions read it, an input's own column names (input_arg) renamed to `ids` and
     `weight_col`; input_arg() of it for the local engine. A local one of `paths` that names
-    nothing is an error before Spark starts (which takes seconds)."""
+    nothing is an error before Spark starts (which takes seconds). `verbose`: Spark's own
+    log on stderr."""
     if engine is not Engine.spark:
-        if master is not None:
-            raise ValueError("--spark-master needs --engine spark")
+        if master is not None or verbose:
+            raise ValueError(f"{'-v' if verbose else '--spark-master'} needs --engine spark")
         return input_arg
     from . import _engine
     from . import _spark_io as spark
@@ -142,7 +144,7 @@ def spark_reader(
 
     with progress.step("starting Spark"):
         try:
-            spark.session(master)
+            spark.session(master, verbose)
         except ImportError as e:  # no pyspark: a one-line answer, as for bad input
             raise ValueError(str(e)) from None
 
@@ -157,6 +159,17 @@ def spark_reader(
         return frame.withColumnsRenamed({o: c for o, c in own.items() if o != c})
 
     return read
+
+
+VerboseOpt = Annotated[
+    bool,
+    typer.Option(
+        "--verbose",
+        "-v",
+        help="With --engine spark: Spark's own log (warnings and errors) and the JVM's"
+        " start-up notices on stderr, which are otherwise kept out of sight.",
+    ),
+]
 
 
 class Scope(str, Enum):

@@ -35,6 +35,7 @@ from ._cli_options import (
     SliceOpt,
     SparkMasterOpt,
     ThreadsOpt,
+    VerboseOpt,
     WeightColOpt,
     spark_reader,
 )
@@ -109,6 +110,7 @@ def evaluate(
     delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Score ACTUAL against TRUTH: coverage, overall metrics (precision, recall, F1, pair
     metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
@@ -122,8 +124,9 @@ def evaluate(
         weight_col=weight_col, average=average.value,
     )  # fmt: skip
     read = spark_reader(
-        engine, spark_master, (item_col, cluster_col), [truth, actual, items], weight_col
-    )
+        engine, spark_master, (item_col, cluster_col), [truth, actual, items],
+        weight_col, verbose,
+    )  # fmt: skip
     result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
                          slices=slice_ or [], **options)  # fmt: skip
     estimation = report.estimation_summary(result)
@@ -275,6 +278,7 @@ def compare(
     delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Score every RUN against TRUTH and compare each pair: the delta (second − first) of
     every overall and per-slice metric, with a standard error and an interval from a
@@ -290,8 +294,9 @@ def compare(
         weight_col=weight_col, average=average.value,
     )  # fmt: skip
     read = spark_reader(
-        engine, spark_master, (item_col, cluster_col), [truth, *named.values(), items], weight_col
-    )
+        engine, spark_master, (item_col, cluster_col), [truth, *named.values(), items],
+        weight_col, verbose,
+    )  # fmt: skip
     frames = {name: read(path) for name, path in named.items()}
     result = compare_on(read(truth), frames, read(items), engine=engine.value,
                         slices=slice_ or [], **options)  # fmt: skip
@@ -416,6 +421,7 @@ def diff(
     delimiter: DelimiterOpt = None,
     engine: EngineOpt = Engine.local,
     spark_master: SparkMasterOpt = None,
+    verbose: VerboseOpt = False,
 ) -> None:
     """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
     rates, affected items, per-slice tables, and the clusters that changed the most."""
@@ -423,8 +429,9 @@ def diff(
     outputs = Outputs(report_path, png, json_out)
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(
-        engine, spark_master, (item_col, cluster_col), [base, exp, items], weight_col
-    )
+        engine, spark_master, (item_col, cluster_col), [base, exp, items],
+        weight_col, verbose,
+    )  # fmt: skip
     result = diff_on(read(base), read(exp), read(items), engine=engine.value,
                      slices=slice_ or [], **columns)  # fmt: skip
     slices = {s: result.per_slice_table(s) for s in slice_ or []}

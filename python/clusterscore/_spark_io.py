@@ -246,9 +246,11 @@ def _arrow_batches(df: Any, rows: int, total: int) -> Any:
     return batches()
 
 
-def session(master: str | None = None) -> Any:
+def session(master: str | None = None, verbose: bool = False) -> Any:
     """The Spark session the command line runs on: `master` (e.g. local[4],
-    spark://host:7077, yarn), else the one spark-submit gives, else local[*]."""
+    spark://host:7077, yarn), else the one spark-submit gives, else local[*]. Quiet unless
+    `verbose` (the command line's -v): then Spark's own log (warnings and errors) and the
+    JVM's start-up notices go to stderr."""
     try:
         from pyspark.sql import SparkSession
     except ImportError:
@@ -266,14 +268,16 @@ def session(master: str | None = None) -> Any:
     # Spark's log is off from the JVM's start (its configuration file, not a level set
     # once the default profile has printed its banner).
     config = resources.files("clusterscore") / "spark_log4j2.properties"
-    builder = (
-        SparkSession.builder.appName("clusterscore")
-        .config("spark.log.level", "OFF")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{config}")
+    builder = SparkSession.builder.appName("clusterscore").config(
+        "spark.ui.showConsoleProgress", "false"
     )
     if master is not None:
         builder = builder.master(master)
+    if verbose:
+        return builder.config("spark.log.level", "WARN").getOrCreate()
+    builder = builder.config("spark.log.level", "OFF").config(
+        "spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{config}"
+    )
     import tempfile
 
     # The JVM's start-up notices (an incubator module in use, the host's address) are not

@@ -351,9 +351,13 @@ def test_cli_spark_errors(run_cli) -> None:
     r = run_cli("evaluate", EXAMPLE / "truth.csv", "missing.csv", "--engine", "spark",
                 "--spark-master", "local[1]")  # fmt: skip
     assert r.returncode == 2 and r.stderr.endswith("error: missing.csv: no such file or folder\n")
+    r = run_cli("evaluate", EXAMPLE / "truth.csv", EXAMPLE / "actual.csv", "-v")
+    assert r.returncode == 2 and r.stderr == "error: -v needs --engine spark\n"
+    # -v: Spark's own log on stderr (its default profile says so), then the error's line.
     r = run_cli("diff", EXAMPLE / "truth.csv", EXAMPLE / "truth.csv", "--engine", "spark",
-                "--spark-master", "local[1]", "--cluster-col", "entity")  # fmt: skip
-    assert r.returncode == 2 and "error: base: no column 'entity'" in r.stderr
+                "--spark-master", "local[1]", "--cluster-col", "entity", "-v")  # fmt: skip
+    assert r.returncode == 2 and "\nerror: base: no column 'entity' (" in r.stderr
+    assert "log4j" in r.stderr, r.stderr
 
 
 def assert_same_meta(got: dict, want: dict) -> None:

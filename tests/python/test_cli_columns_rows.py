@@ -159,3 +159,16 @@ def test_rows_are_lines_in_csv_and_counted_from_one_elsewhere(tmp_path):
     frame = pd.DataFrame({"item_id": [1, 2, None], "cluster_id": [0, 0, 1]})
     with pytest.raises(ValueError, match=r"truth row 3: missing value in column 'item_id'"):
         cs.evaluate(frame, {1: 0})
+
+
+def test_the_command_line_names_rows_the_same_way(run_cli, tmp_path):
+    pq.write_table(pa.table({"item_id": [1, 2, 1], "cluster_id": [0, 0, 1]}), tmp_path / "t.pq")
+    r = run_cli("evaluate", tmp_path / "t.pq", ACTUAL)
+    assert r.returncode == 2 and r.stderr.rstrip().endswith(
+        "t.pq row 3: item '1' appears twice (first at row 1)"  # ids as text, beside a CSV's
+    ), r.stderr
+    (tmp_path / "t.csv").write_text("item_id,cluster_id\na,1\nb,1\na,2\n")
+    r = run_cli("evaluate", tmp_path / "t.csv", ACTUAL)
+    assert r.returncode == 2 and r.stderr.rstrip().endswith(
+        "t.csv line 4: item 'a' appears twice (first at line 2)"
+    ), r.stderr

@@ -219,10 +219,27 @@ ResamplesOpt = Annotated[
     int, typer.Option("--resamples", help="Bootstrap resamples of the truth clusters (>= 1).")
 ]
 SeedOpt = Annotated[int, typer.Option("--seed", help="Seed of the resampling.")]
-ItemColOpt = Annotated[str, typer.Option("--item-col", help="Name of the item id column.")]
-ClusterColOpt = Annotated[str, typer.Option("--cluster-col", help="Name of the cluster id column.")]
+ItemColOpt = Annotated[
+    str,
+    typer.Option(
+        "--item-col",
+        help="Name of every input's item id column (one input's own: PATH:item=NAME).",
+    ),
+]
+ClusterColOpt = Annotated[
+    str,
+    typer.Option(
+        "--cluster-col",
+        help="Name of every clustering's cluster id column (one input's own:"
+        " PATH:cluster=NAME, or PATH:item=NAME,cluster=NAME).",
+    ),
+]
 WeightColOpt = Annotated[
-    str, typer.Option("--weight-col", help="Name of the weight column of the items table.")
+    str,
+    typer.Option(
+        "--weight-col",
+        help="Name of the weight column of the items table (or ITEMS:weight=NAME).",
+    ),
 ]
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from . import _progress as progress
-from ._io_source import Renamed
+from ._io_source import COLUMN_ROLES, Renamed
 from ._threads import MOST as MOST_THREADS
 
 ItemsOpt = Annotated[
@@ -93,7 +93,7 @@ SparkMasterOpt = Annotated[
 
 
 # PATH:item=NAME,cluster=NAME,weight=NAME: an input's own column names (one or more roles).
-_NAMED = r"(?:item|cluster|weight)=[^,=]+"
+_NAMED = rf"(?:{'|'.join(COLUMN_ROLES)})=[^,=]+"
 _OWN_COLUMNS = re.compile(rf"^(?P<path>.+):(?P<names>{_NAMED}(?:,{_NAMED})*)$")
 
 
@@ -152,7 +152,7 @@ def spark_reader(
         given = input_arg(arg)
         if not isinstance(given, Renamed):
             return _engine.spark_inputs(list(ids), given)[0]
-        called = dict(zip(("item", "cluster", "weight"), (*ids, weight_col), strict=True))
+        called = dict(zip(COLUMN_ROLES, (*ids, weight_col), strict=True))
         own = {given.own(role, name): name for role, name in called.items()}
         text = [given.own(role, called[role]) for role in ("item", "cluster")]
         frame = _engine.spark_inputs(text, given.source)[0]

@@ -5,6 +5,8 @@
 #include <limits>
 #include <numeric>
 #include <stdexcept>
+#include <string>
+#include <unordered_map>
 
 #include "detail/interrupt.h"
 #include "detail/normal.h"
@@ -224,10 +226,11 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
                           double estimate, double lo, double hi) {
     Spread s = spread_of(Replicates::of(b, at, b_count), o.confidence, estimate, lo, hi);
+    const bool pairs = out.metrics[at % width].rfind("pair_", 0) == 0;
     if (left_out.count > 0)
       s = detail::pair_corrected(s, estimate,
                                  detail::jackknife_variance(Replicates::of(j, at, left_out.count)),
-                                 engine.share());
+                                 engine.share(pairs));
     return with_normal(s, estimate, o.confidence);
   };
   std::vector<std::vector<uint32_t>> units(n_runs);
@@ -257,6 +260,42 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   return out;
 }
 
+// The metrics a truth cluster fixes alone in the common scope (CellSums::alone).
+bool fixed_by_its_cluster(const std::string& metric) {
+  return metric == "recall" || metric == "under_merge_rate" || metric == "pair_recall";
+}
+
+// `out`'s spreads of the metrics fixed_by_its_cluster() replaced by `exact`'s (the same
+// resamples, from each run's sums per truth cluster), moved to `out`'s estimates (they
+// differ in the last bits: sums in another order) and made honest again.
+void take_cluster_spreads(const BootstrapResult& exact, BootstrapResult* out) {
+  const auto key = [](uint32_t a, uint32_t b, uint32_t g, const std::string& m) {
+    return std::to_string(a) + ' ' + std::to_string(b) + ' ' + std::to_string(g) + ' ' + m;
+  };
+  const auto moved = [](Spread s, double from, double to, double lo, double hi) {
+    s.ci_low += to - from;
+    s.ci_high += to - from;
+    return honest(s, to, s.units, lo, hi);
+  };
+  std::unordered_map<std::string, std::pair<double, Spread>> found;
+  for (const ValueRow& v : exact.values)
+    if (fixed_by_its_cluster(exact.metrics[v.metric]))
+      found[key(v.run, v.run, v.group, exact.metrics[v.metric])] = {v.estimate, v.spread};
+  for (const DeltaRow& d : exact.rows)
+    if (fixed_by_its_cluster(exact.metrics[d.metric]))
+      found[key(d.run_a, d.run_b, d.group, exact.metrics[d.metric])] = {d.delta, d.spread};
+  for (ValueRow& v : out->values) {
+    const auto it = found.find(key(v.run, v.run, v.group, out->metrics[v.metric]));
+    if (it != found.end())
+      v.spread = moved(it->second.second, it->second.first, v.estimate, 0.0, 1.0);
+  }
+  for (DeltaRow& d : out->rows) {
+    const auto it = found.find(key(d.run_a, d.run_b, d.group, out->metrics[d.metric]));
+    if (it != found.end())
+      d.spread = moved(it->second.second, it->second.first, d.delta, -1.0, 1.0);
+  }
+}
+
 }  // namespace
 
 BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const BootstrapOptions& o) {
@@ -268,7 +307,13 @@ BootstrapResult paired_bootstrap(const std::vector<ClusterSums>& runs, const Boo
 BootstrapResult paired_bootstrap(const std::vector<CellSums>& runs, const BootstrapOptions& o) {
   if (runs.empty()) throw std::invalid_argument("clusterscore: the bootstrap needs a run");
   check_rank(o.cluster_rank, runs[0].n_clusters);
-  return run(RecomputedCells(runs, o.cluster_rank), o);
+  BootstrapResult out = run(RecomputedCells(runs, o.cluster_rank), o);
+  if (std::all_of(runs.begin(), runs.end(), [](const CellSums& r) { return r.alone; })) {
+    std::vector<ClusterSums> alone;
+    for (const CellSums& r : runs) alone.push_back(*r.alone);
+    take_cluster_spreads(run(FixedSums(alone, o.cluster_rank), o), &out);
+  }
+  return out;
 }
 
 }  // namespace clusterscore

@@ -23,6 +23,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -70,6 +71,18 @@ struct CellSums {
   // simulation, where a pair of clusters drawn with unequal π shrinks by 1 − π_a·π_b. In
   // [0, 1].
   double sampled_share = 0;
+  // The same share for the pair metrics, whose terms a cluster holds in proportion to its
+  // squared weight: the inclusion probabilities weighted by (d_c·w(c)²)², so that the
+  // certain largest clusters, which carry most pairs, count as drawn surely. In [0, 1].
+  double pair_share = 0;
+  // Where the design states inclusion probabilities: the same run's sums per truth cluster
+  // (truth_cluster_sums()), for the metrics a truth cluster fixes alone, whatever else is
+  // drawn (recall, under_merge_rate, pair_recall: its items' cells and its own weight).
+  // Theirs need no pair correction, and each cluster's own finite-population correction
+  // (ClusterSums::inclusion) is then exact: one share for all had them over-cover (99-100%
+  // with half the entities drawn in proportion to size), the certain largest clusters'
+  // spread put on the rest.
+  std::optional<ClusterSums> alone;
   std::vector<uint32_t> cell, group;      // per entry, the entries of a cell together
   std::vector<double> weight, weight_sq;  // per entry: Σw, Σ(w·scale)² (compensated)
   size_t size() const { return cell.size(); }

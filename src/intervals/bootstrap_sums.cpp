@@ -1,11 +1,14 @@
 // What the bootstrap needs of one run (bootstrap.h): sums per truth cluster, or per cell, and
 // group, each an aggregate_totals() over a compound key.
+#include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
 
 #include "detail/counting_order.h"
 #include "detail/interrupt.h"
+#include "detail/kahan.h"
 #include "input/interner.h"
 #include "intervals/bootstrap.h"
 #include "levels/aggregate.h"
@@ -48,6 +51,19 @@ Entries entries_of(const Comparison& c, const ItemGrouping* grouping, Key key) {
 }
 
 std::vector<double> copy(const BigVector<double>& v) { return {v.begin(), v.end()}; }
+
+// CellSums::pair_share: Σ π_c·(w_c²/π_c)² / Σ (w_c²/π_c)² over the truth clusters meeting T.
+double pair_share(const std::vector<double>& pi, const BigVector<double>& weight) {
+  detail::KahanSum num, den;
+  for (size_t c = 0; c < pi.size() && c < weight.size(); ++c) {
+    if (!(pi[c] > 0)) continue;
+    const double term = weight[c] * weight[c] / pi[c];
+    num.add(pi[c] * term * term);
+    den.add(term * term);
+  }
+  const double f = num.value() / den.value();
+  return std::isfinite(f) ? std::clamp(f, 0.0, 1.0) : 0.0;
+}
 
 }  // namespace
 
@@ -106,6 +122,10 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   out.row_weight.assign(cells.row_weight.begin(), cells.row_weight.end());
   out.scale = pair_scale(cells);
   out.sampled_share = c.sampled_share();
+  if (!c.inclusion().empty()) {
+    out.pair_share = pair_share(c.inclusion(), cells.row_weight);
+    out.alone = truth_cluster_sums(c, grouping);
+  }
   if (!grouping && cells.weight_sq.size() == cells.size()) {
     // Every item in one group: the entries are the cells, with their own sums.
     out.cell.resize(cells.size());
@@ -158,6 +178,7 @@ void append(ClusterSums* to, ClusterSums&& from) {
   to->sums.insert(to->sums.end(), from.sums.begin(), from.sums.end());
 }
 void append(CellSums* to, CellSums&& from) {
+  if (to->alone && from.alone) append(&*to->alone, std::move(*from.alone));
   for (uint32_t& g : from.group) g += uint32_t(to->n_groups);
   to->n_groups += from.n_groups;
   to->cell.insert(to->cell.end(), from.cell.begin(), from.cell.end());

@@ -58,7 +58,7 @@ class FixedSums {
     // weights to probabilities, include each run's own items outside the truth.
     a_ = by_place(draw_factors(runs[0].inclusion, clusters()), place);
   }
-  double share() const { return 0; }
+  double share(bool) const { return 0; }
   const Layout& layout() const { return layout_; }
   size_t groups() const { return runs_[0].n_groups; }
   size_t clusters() const { return runs_[0].n_clusters; }

@@ -259,8 +259,9 @@ RecomputedCells::RecomputedCells(const std::vector<CellSums>& runs,
     : runs_(runs), rank_(rank), layout_(detail::kPointwiseMetrics, true) {
   for (const CellSums& r : runs)
     if (r.n_clusters != runs.at(0).n_clusters || r.n_groups != runs[0].n_groups) mismatched_runs();
-  if (!(runs[0].sampled_share >= 0 && runs[0].sampled_share <= 1))
-    throw std::invalid_argument("clusterscore: sampled_share must be in [0, 1]");
+  for (const double share : {runs[0].sampled_share, runs[0].pair_share})
+    if (!(share >= 0 && share <= 1))
+      throw std::invalid_argument("clusterscore: sampled_share and pair_share must be in [0, 1]");
   split_.reserve(runs.size());
   for (const CellSums& r : runs) split_.push_back(split(r, rank));
 }

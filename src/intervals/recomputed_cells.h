@@ -60,7 +60,7 @@ class RecomputedCells {
   // Its draws count as drawn: pairs of clusters need the jackknife's correction, which the
   // share of the population drawn then scales (detail::pair_corrected). The first run's,
   // as FixedSums' inclusion probabilities.
-  double share() const { return runs_[0].sampled_share; }
+  double share(bool pairs) const { return pairs ? runs_[0].pair_share : runs_[0].sampled_share; }
   const Layout& layout() const { return layout_; }
   size_t groups() const { return runs_[0].n_groups; }
   size_t clusters() const { return runs_[0].n_clusters; }

@@ -569,9 +569,9 @@ TEST(Bootstrap, TheCommonScopesShareDrawnNarrowsTheSpread) {
   std::vector<CellSums> s;
   for (const Comparison& x : c) s.push_back(cell_sums(x, nullptr));
   const BootstrapResult plain = paired_bootstrap(s, {400, 9, 0.9});
-  for (CellSums& x : s) x.sampled_share = 0.25;
+  for (CellSums& x : s) x.sampled_share = x.pair_share = 0.25;
   const BootstrapResult part = paired_bootstrap(s, {400, 9, 0.9});
-  for (CellSums& x : s) x.sampled_share = 1;
+  for (CellSums& x : s) x.sampled_share = x.pair_share = 1;
   const BootstrapResult all = paired_bootstrap(s, {400, 9, 0.9});
   size_t narrower = 0;
   for (size_t i = 0; i < plain.rows.size(); ++i) {
@@ -583,6 +583,54 @@ TEST(Bootstrap, TheCommonScopesShareDrawnNarrowsTheSpread) {
   EXPECT_GT(narrower, 5u);
   s[0].sampled_share = -0.5;
   EXPECT_THROW(paired_bootstrap(s, {10, 1, 0.9}), std::invalid_argument);
+  s[0].sampled_share = 0.5;
+  s[0].pair_share = 1.5;
+  EXPECT_THROW(paired_bootstrap(s, {10, 1, 0.9}), std::invalid_argument);
+}
+
+// In the common scope with inclusion probabilities stated, the metrics a truth cluster
+// fixes alone (recall, under_merge_rate, pair_recall) take the spread of the same
+// resamples over each run's sums per truth cluster, with each cluster's own correction;
+// the pair metrics' share weighs π_c by (w_c²/π_c)².
+TEST(Bootstrap, TheCommonScopesRecallSpreadIsEachClustersOwn) {
+  std::vector<Comparison> c = random_runs(21, 80, 12, 2);
+  std::vector<double> design(c[0].joined().n_a_clusters());
+  for (size_t k = 0; k < design.size(); ++k) design[k] = k % 3 == 0 ? 1.0 : 2.5;  // π 1, 0.4
+  std::vector<CellSums> s;
+  std::vector<ClusterSums> alone;
+  for (Comparison& x : c) {
+    x.use_design({DesignKind::kGiven, design, false});
+    s.push_back(cell_sums(x, nullptr));
+    ASSERT_TRUE(s.back().alone.has_value());
+    alone.push_back(*s.back().alone);
+  }
+  const BootstrapResult got = paired_bootstrap(s, {300, 4, 0.9});
+  const BootstrapResult exact = paired_bootstrap(alone, {300, 4, 0.9});
+  size_t checked = 0;
+  for (const std::string name : {"recall", "under_merge_rate", "pair_recall"}) {
+    const auto at = [&](const BootstrapResult& r) {
+      return uint32_t(std::find(r.metrics.begin(), r.metrics.end(), name) - r.metrics.begin());
+    };
+    for (const DeltaRow& d : got.rows) {
+      if (d.metric != at(got)) continue;
+      const DeltaRow& e = row_of(exact, d.run_a, d.run_b, d.group, name);
+      EXPECT_NEAR(d.spread.std_error, e.spread.std_error, 1e-12) << name;
+      EXPECT_NEAR(d.spread.ci_low - d.delta, e.spread.ci_low - e.delta, 1e-12) << name;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 3u);
+  // The pair share by hand: Σ π·(w²/π)² / Σ (w²/π)² over the truth clusters.
+  const CellTable& cells = c[0].cells();
+  double num = 0, den = 0;
+  for (size_t k = 0; k < cells.n_rows; ++k) {
+    const double pi = 1 / design[k], term = cells.row_weight[k] * cells.row_weight[k] / pi;
+    num += pi * term * term, den += term * term;
+  }
+  EXPECT_NEAR(s[0].pair_share, num / den, 1e-12);
+  // Without stated probabilities nothing changes: no per-cluster sums.
+  c[0].use_design({});
+  EXPECT_FALSE(cell_sums(c[0], nullptr).alone.has_value());
 }
 
 TEST(Bootstrap, SampledShareFromTheDesignAndThePopulationsItems) {

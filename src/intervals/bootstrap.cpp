@@ -266,8 +266,10 @@ bool fixed_by_its_cluster(const std::string& metric) {
 }
 
 // `out`'s spreads of the metrics fixed_by_its_cluster() replaced by `exact`'s (the same
-// resamples, from each run's sums per truth cluster), moved to `out`'s estimates (they
-// differ in the last bits: sums in another order) and made honest again.
+// resamples, from each run's sums per truth cluster; under_merge_rate's are recall's
+// mirrored, 1 − recall and its deltas' negatives, which CellSums::alone does not sum),
+// moved to `out`'s estimates (they differ in the last bits: sums in another order) and
+// made honest again.
 void take_cluster_spreads(const BootstrapResult& exact, BootstrapResult* out) {
   const auto key = [](uint32_t a, uint32_t b, uint32_t g, const std::string& m) {
     return std::to_string(a) + ' ' + std::to_string(b) + ' ' + std::to_string(g) + ' ' + m;
@@ -277,13 +279,24 @@ void take_cluster_spreads(const BootstrapResult& exact, BootstrapResult* out) {
     s.ci_high += to - from;
     return honest(s, to, s.units, lo, hi);
   };
+  const auto mirrored = [](Spread s, double shift) {
+    const double low = s.ci_low;
+    s.ci_low = shift - s.ci_high;
+    s.ci_high = shift - low;
+    return s;
+  };
   std::unordered_map<std::string, std::pair<double, Spread>> found;
+  const auto keep = [&](uint32_t a, uint32_t b, uint32_t g, const std::string& m, double value,
+                        const Spread& s, double shift) {
+    if (!fixed_by_its_cluster(m)) return;
+    found[key(a, b, g, m)] = {value, s};
+    if (m == "recall")
+      found[key(a, b, g, "under_merge_rate")] = {shift - value, mirrored(s, shift)};
+  };
   for (const ValueRow& v : exact.values)
-    if (fixed_by_its_cluster(exact.metrics[v.metric]))
-      found[key(v.run, v.run, v.group, exact.metrics[v.metric])] = {v.estimate, v.spread};
+    keep(v.run, v.run, v.group, exact.metrics[v.metric], v.estimate, v.spread, 1.0);
   for (const DeltaRow& d : exact.rows)
-    if (fixed_by_its_cluster(exact.metrics[d.metric]))
-      found[key(d.run_a, d.run_b, d.group, exact.metrics[d.metric])] = {d.delta, d.spread};
+    keep(d.run_a, d.run_b, d.group, exact.metrics[d.metric], d.delta, d.spread, 0.0);
   for (ValueRow& v : out->values) {
     const auto it = found.find(key(v.run, v.run, v.group, out->metrics[v.metric]));
     if (it != found.end())

@@ -13,6 +13,7 @@
 #include "intervals/bootstrap.h"
 #include "levels/aggregate.h"
 #include "metrics/pointwise.h"
+#include "metrics/pointwise_row.h"
 
 namespace clusterscore {
 namespace {
@@ -51,6 +52,25 @@ Entries entries_of(const Comparison& c, const ItemGrouping* grouping, Key key) {
 }
 
 std::vector<double> copy(const BigVector<double>& v) { return {v.begin(), v.end()}; }
+
+// `s` with only the sums CellSums::alone is read for: precision and recall (the layout's
+// first two means, which f1_of_means needs beside them) and the three pair sums. Each
+// resample sums every column it holds: the other six means would cost twice as much.
+ClusterSums precision_recall_and_pairs(ClusterSums s) {
+  static_assert(detail::PointwiseColumn::kPrecision == 0 && detail::PointwiseColumn::kRecall == 1);
+  const size_t old_width = s.width(), means = s.names.size();
+  s.names.resize(2);
+  const size_t width = s.width();
+  std::vector<double> sums(s.size() * width);
+  for (size_t e = 0; e < s.size(); ++e) {
+    const double* from = s.sums.data() + e * old_width;
+    double* to = sums.data() + e * width;
+    to[0] = from[0], to[1] = from[1];
+    for (size_t q = 0; q < 3; ++q) to[2 + q] = from[means + q];
+  }
+  s.sums = std::move(sums);
+  return s;
+}
 
 // CellSums::pair_share: Σ π_c·(w_c²/π_c)² / Σ (w_c²/π_c)² over the truth clusters meeting T.
 double pair_share(const std::vector<double>& pi, const BigVector<double>& weight) {
@@ -124,7 +144,7 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   out.sampled_share = c.sampled_share();
   if (!c.inclusion().empty()) {
     out.pair_share = pair_share(c.inclusion(), cells.row_weight);
-    out.alone = truth_cluster_sums(c, grouping);
+    out.alone = precision_recall_and_pairs(truth_cluster_sums(c, grouping));
   }
   if (!grouping && cells.weight_sq.size() == cells.size()) {
     // Every item in one group: the entries are the cells, with their own sums.

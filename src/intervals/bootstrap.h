@@ -76,7 +76,8 @@ struct CellSums {
   // certain largest clusters, which carry most pairs, count as drawn surely. In [0, 1].
   double pair_share = 0;
   // Where the design states inclusion probabilities: the same run's sums per truth cluster
-  // (truth_cluster_sums()), for the metrics a truth cluster fixes alone, whatever else is
+  // (truth_cluster_sums(), kept to precision, recall and the pair sums, the columns read),
+  // for the metrics a truth cluster fixes alone, whatever else is
   // drawn (recall, under_merge_rate, pair_recall: its items' cells and its own weight).
   // Theirs need no pair correction, and each cluster's own finite-population correction
   // (ClusterSums::inclusion) is then exact: one share for all had them over-cover (99-100%

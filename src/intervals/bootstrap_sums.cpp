@@ -72,12 +72,18 @@ ClusterSums precision_recall_and_pairs(ClusterSums s) {
   return s;
 }
 
-// CellSums::pair_share: Σ π_c·(w_c²/π_c)² / Σ (w_c²/π_c)² over the truth clusters meeting T.
+// CellSums::pair_share: Σ π_c·(w_c²/π_c)² / Σ (w_c²/π_c)² over the truth clusters meeting T,
+// the weights taken relative to the largest (a fourth power of weights near 1e80 would
+// overflow; the ratio is the same).
 double pair_share(const std::vector<double>& pi, const BigVector<double>& weight) {
+  const size_t n = std::min(pi.size(), weight.size());
+  double largest = 0;
+  for (size_t c = 0; c < n; ++c) largest = std::max(largest, weight[c]);
+  if (!(largest > 0)) return 0.0;
   detail::KahanSum num, den;
-  for (size_t c = 0; c < pi.size() && c < weight.size(); ++c) {
+  for (size_t c = 0; c < n; ++c) {
     if (!(pi[c] > 0)) continue;
-    const double term = weight[c] * weight[c] / pi[c];
+    const double w = weight[c] / largest, term = w * w / pi[c];
     num.add(pi[c] * term * term);
     den.add(term * term);
   }

@@ -159,21 +159,25 @@ class Staging:
                 f"{out}: exists and holds files clusterscore did not write; name a new folder"
                 " or empty this one (it would be replaced whole)"
             )
-        self._claim(out)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{_TAG}-", dir=out.parent))
+        # A signal between creating the lock or the staging and recording it would leave
+        # them behind: it waits until both are recorded.
+        with stops.held(drop=False):
+            self._claim(out)
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{_TAG}-", dir=out.parent))
+            self._moves.append((tmp, out, True))
         _as_if_created(tmp, 0o777)
-        self._moves.append((tmp, out, True))
         return tmp
 
     def file(self, path: Path) -> Path:
         """A hidden file that becomes `path`."""
         path = _check_writable(path, directory=False)
-        self._claim(path)
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.{_TAG}-", suffix=path.suffix,
-                                    dir=path.parent)  # fmt: skip
-        os.close(fd)
+        with stops.held(drop=False):  # as in folder()
+            self._claim(path)
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.{_TAG}-", suffix=path.suffix,
+                                        dir=path.parent)  # fmt: skip
+            os.close(fd)
+            self._moves.append((Path(name), path, False))
         _as_if_created(Path(name), 0o666)
-        self._moves.append((Path(name), path, False))
         return Path(name)
 
     def targets(self) -> list[Path]:

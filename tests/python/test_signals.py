@@ -14,6 +14,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import EXAMPLE
@@ -100,3 +101,38 @@ def test_a_signal_at_any_point_stops_cleanly(tmp_path, sig):
     # Many signals come while the command works (here about two thirds; the rest after it
     # is done): a quarter at least, so that a faster machine still tests the stops.
     assert all(n >= RUNS_PER_SIGNAL // 3 // 4 for n in stopped.values()), stopped
+
+
+@pytest.mark.parametrize("kind", ["folder", "file"])
+def test_a_signal_while_an_output_is_claimed_leaves_nothing(tmp_path, monkeypatch, kind):
+    """The signal comes once the staging exists and before it is recorded (where the
+    random runs above meet it once in hundreds): it waits until the staging is recorded,
+    so that discard() removes it and the lock."""
+    import tempfile
+
+    from clusterscore import _output
+    from clusterscore import _stops as stops
+
+    name = "mkdtemp" if kind == "folder" else "mkstemp"
+    made = getattr(tempfile, name)
+
+    def signalled(*args: Any, **kwargs: Any) -> Any:
+        staged = made(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return staged
+
+    monkeypatch.setattr(tempfile, name, signalled)
+    before = {s: signal.getsignal(s) for s in stops.STOPPING}
+    staging = _output.Staging()
+    try:
+        stops.install()
+        with pytest.raises(stops.Stopped):
+            if kind == "folder":
+                staging.folder(tmp_path / "out", (".json",))
+            else:
+                staging.file(tmp_path / "s.csv")
+        staging.discard()
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []

@@ -219,11 +219,19 @@ std::vector<double> inclusion_of(const TruthSizes& t, const std::vector<double>&
   return pi;
 }
 
+// The mean of π_c weighted by (d_c·w(c)^power)²: power 1 for the means' terms, 2 for the
+// pair sums', which a cluster holds in proportion to its squared weight. The weights are
+// scaled by a power of two near the largest's inverse (exactly: the same ratio), so that
+// their fourth powers neither overflow nor all underflow.
 double share_of(const TruthSizes& t, const std::vector<double>& design,
-                const std::vector<double>& pi) {
+                const std::vector<double>& pi, int power = 1) {
+  double largest = 0;
+  for (double w : t.weight) largest = std::max(largest, w);
+  const int shift = largest > 0 && std::isfinite(largest) ? -std::ilogb(largest) : 0;
   detail::KahanSum num, den;
   for (size_t c = 0; c < pi.size(); ++c) {
-    const double term = (design.empty() ? 1.0 : design[c]) * t.weight[c];
+    const double w = std::ldexp(t.weight[c], shift);
+    const double term = (design.empty() ? 1.0 : design[c]) * (power == 2 ? w * w : w);
     num.add(pi[c] * term * term);
     den.add(term * term);
   }
@@ -252,11 +260,12 @@ double Comparison::use_design(const Design& d) {
                                                                     : std::vector<double>{};
   if (given) check_design(design);
   inclusion_.clear();
-  sampled_share_ = 0;
+  sampled_share_ = pair_share_ = 0;
   if (scope_ == TruthScope::kEntities || given) {
     const TruthSizes t = truth_sizes(joined_, design);
     inclusion_ = inclusion_of(t, design, given);
     sampled_share_ = share_of(t, design, inclusion_);
+    pair_share_ = share_of(t, design, inclusion_, 2);
   }
   if (scope_ == TruthScope::kCommon) design.clear();
   if (d.per_entity) {

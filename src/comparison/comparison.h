@@ -101,6 +101,9 @@ class Comparison {
   // weights, or no design set).
   const std::vector<double>& inclusion() const { return inclusion_; }
   double sampled_share() const { return sampled_share_; }  // as use_design() returned it
+  // The same share for the pair metrics' terms, which a cluster holds in proportion to its
+  // squared weight: π_c weighted by (d_c·w(c)²)² (0 where none is known).
+  double pair_sampled_share() const { return pair_share_; }
 
   Coverage coverage() const;
   GroupTable overall() const;
@@ -151,7 +154,7 @@ class Comparison {
   double actual_total_ = 0;          // kEntities: w(S')
   std::vector<double> design_;
   std::vector<double> inclusion_;
-  double sampled_share_ = 0;
+  double sampled_share_ = 0, pair_share_ = 0;
   bool pair_cells_ok_ = false;  // pair_sums_by_cell(), checked once
 };
 

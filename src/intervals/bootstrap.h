@@ -73,7 +73,8 @@ struct CellSums {
   double sampled_share = 0;
   // The same share for the pair metrics, whose terms a cluster holds in proportion to its
   // squared weight: the inclusion probabilities weighted by (d_c·w(c)²)², so that the
-  // certain largest clusters, which carry most pairs, count as drawn surely. In [0, 1].
+  // certain largest clusters, which carry most pairs, count as drawn surely
+  // (Comparison::pair_sampled_share()). In [0, 1].
   double pair_share = 0;
   // Where the design states inclusion probabilities: the same run's sums per truth cluster
   // (truth_cluster_sums(), kept to precision, recall and the pair sums, the columns read),

@@ -1,14 +1,11 @@
 // What the bootstrap needs of one run (bootstrap.h): sums per truth cluster, or per cell, and
 // group, each an aggregate_totals() over a compound key.
-#include <algorithm>
-#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
 
 #include "detail/counting_order.h"
 #include "detail/interrupt.h"
-#include "detail/kahan.h"
 #include "input/interner.h"
 #include "intervals/bootstrap.h"
 #include "levels/aggregate.h"
@@ -72,25 +69,6 @@ ClusterSums precision_recall_and_pairs(ClusterSums s) {
   return s;
 }
 
-// CellSums::pair_share: Σ π_c·(w_c²/π_c)² / Σ (w_c²/π_c)² over the truth clusters meeting T,
-// the weights taken relative to the largest (a fourth power of weights near 1e80 would
-// overflow; the ratio is the same).
-double pair_share(const std::vector<double>& pi, const BigVector<double>& weight) {
-  const size_t n = std::min(pi.size(), weight.size());
-  double largest = 0;
-  for (size_t c = 0; c < n; ++c) largest = std::max(largest, weight[c]);
-  if (!(largest > 0)) return 0.0;
-  detail::KahanSum num, den;
-  for (size_t c = 0; c < n; ++c) {
-    if (!(pi[c] > 0)) continue;
-    const double w = weight[c] / largest, term = w * w / pi[c];
-    num.add(pi[c] * term * term);
-    den.add(term * term);
-  }
-  const double f = num.value() / den.value();
-  return std::isfinite(f) ? std::clamp(f, 0.0, 1.0) : 0.0;
-}
-
 }  // namespace
 
 ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping) {
@@ -148,10 +126,9 @@ CellSums cell_sums(const Comparison& c, const ItemGrouping* grouping) {
   out.row_weight.assign(cells.row_weight.begin(), cells.row_weight.end());
   out.scale = pair_scale(cells);
   out.sampled_share = c.sampled_share();
-  if (!c.inclusion().empty()) {
-    out.pair_share = pair_share(c.inclusion(), cells.row_weight);
+  out.pair_share = c.pair_sampled_share();
+  if (!c.inclusion().empty())
     out.alone = precision_recall_and_pairs(truth_cluster_sums(c, grouping));
-  }
   if (!grouping && cells.weight_sq.size() == cells.size()) {
     // Every item in one group: the entries are the cells, with their own sums.
     out.cell.resize(cells.size());

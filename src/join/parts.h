@@ -1,4 +1,4 @@
-// What the two join strategies share: join/partitioned.cpp's radix partitions (the
+// What the two join strategies share: join/partitioned_join.h's radix partitions (the
 // usual one) and join.cpp's exact hash table of strings (when string hashes collide).
 #pragma once
 

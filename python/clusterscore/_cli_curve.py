@@ -33,6 +33,7 @@ from ._cli_options import (
 )
 from ._cli_score import named_runs
 from ._curve import SPLINK_COLUMNS, ThresholdCurve, threshold_curve
+from ._options import ScoreOptions
 from ._output import file_part
 from .cli import Outputs, command, header, show_json, staged, wrote
 
@@ -118,7 +119,7 @@ def curve(
     # The truth and items table: paths, then as the first curve read them (read once).
     read: tuple[Any, Any] = (input_arg(truth), input_arg(items))
     chosen = _thresholds(thresholds, grid)
-    options: dict[str, Any] = dict(
+    options = ScoreOptions(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
         seed=seed, confidence=confidence, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average.value,
@@ -130,7 +131,7 @@ def curve(
             curves[name] = threshold_curve(read[0], path, read[1], left_col=left_col,
                                            right_col=right_col, score_col=score_col,
                                            thresholds=chosen, max_points=max_points,
-                                           **options)  # fmt: skip
+                                           **options.keywords())  # fmt: skip
         with progress.step(f"intervals at the best thresholds of {name}"):
             best[name] = curves[name].best_table()
         read = curves[name].inputs
@@ -143,7 +144,7 @@ def curve(
             left_col=left_col,
             right_col=right_col,
             score_col=score_col,
-            **options,
+            **options.keywords(),
         ),  # fmt: skip
         "inputs": {"truth": truth, "pairs": named, "items": items},
         "models": {

@@ -44,6 +44,7 @@ from ._diff import diff as diff_on
 from ._estimates import common_scope_caveat
 from ._evaluate import Evaluation
 from ._evaluate import evaluate as evaluate_on
+from ._options import ScoreOptions
 from ._output import file_part
 from ._runs import SLICE_METRICS, RunComparison, run_names
 from ._runs import compare as compare_on
@@ -118,7 +119,7 @@ def evaluate(
     requirements = gates.parse_requirements(require)
     staging = staged(out)
     outputs = Outputs(report_path, png, json_out)
-    options: dict[str, Any] = dict(
+    options = ScoreOptions(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average.value,
@@ -128,7 +129,7 @@ def evaluate(
         weight_col, verbose,
     )  # fmt: skip
     result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
-                         slices=slice_ or [], **options)  # fmt: skip
+                         slices=slice_ or [], **options.keywords())  # fmt: skip
     estimation = report.estimation_summary(result)
     if intervals_on:  # overall and every slice from one bootstrap
         result.prepare_intervals([None, *(slice_ or [])])
@@ -288,7 +289,7 @@ def compare(
     staging = staged(out)
     outputs = Outputs(report_path, png, json_out)
     named = named_runs(runs)
-    options: dict[str, Any] = dict(
+    options = ScoreOptions(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, resamples=resamples,
         seed=seed, confidence=confidence, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average.value,
@@ -299,7 +300,7 @@ def compare(
     )  # fmt: skip
     frames = {name: read(path) for name, path in named.items()}
     result = compare_on(read(truth), frames, read(items), engine=engine.value,
-                        slices=slice_ or [], **options)  # fmt: skip
+                        slices=slice_ or [], **options.keywords())  # fmt: skip
     result.prepare_deltas([None, *(slice_ or [])])  # one bootstrap for all
     overall = result.deltas_table()
     slices = {s: result.deltas_table(s) for s in slice_ or []}

@@ -26,6 +26,7 @@ from ._io import (
 )
 from ._io_source import Source
 from ._notebook import result_html
+from ._options import ScoreOptions
 from ._progress import step
 from ._terms import term
 
@@ -66,13 +67,13 @@ class ThresholdCurve:
         score_col: str = SPLINK_COLUMNS[2],
         thresholds: Any = None,
         max_points: int = 1000,
-        options: dict[str, Any],
+        options: ScoreOptions,
     ) -> None:
-        item_col, cluster_col = options["item_col"], options["cluster_col"]
+        item_col, cluster_col = options.item_col, options.cluster_col
         with step("reading pairs"):
             self._pairs = _load_pairs(pairs, left_col, right_col, score_col)
         if items is not None:
-            items = load_items(items, item_col, options["weight_col"])
+            items = load_items(items, item_col, options.weight_col)
         ids, self._left, self._right = _actual_items(self._pairs, left_col, right_col, items,
                                                      item_col)  # fmt: skip
         self._ids = ids
@@ -81,7 +82,8 @@ class ThresholdCurve:
         singletons = pa.table({item_col: ids, cluster_col: pa.array(np.arange(len(ids)))})
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", CommonScopeWarning)
-            base = Evaluation(truth, Source(singletons, "actual", "memory"), items, **options)
+            base = Evaluation(truth, Source(singletons, "actual", "memory"), items,
+                              **options.keywords())  # fmt: skip
         # Said once, by this call: actual items outside the truth stay outside at every t.
         for w in caught:
             warnings.warn(w.message, w.category, stacklevel=3)
@@ -147,7 +149,7 @@ class ThresholdCurve:
         its first item in order of appearance)."""
         labels = _core.components_at(len(self._ids), self._left, self._right, self._score,
                                      float(threshold))  # fmt: skip
-        item_col, cluster_col = self._options["item_col"], self._options["cluster_col"]
+        item_col, cluster_col = self._options.item_col, self._options.cluster_col
         return pa.table({item_col: self._ids, cluster_col: _arrays.take(self._ids, labels)})
 
     def at(self, threshold: float) -> Evaluation:
@@ -156,7 +158,7 @@ class ThresholdCurve:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CommonScopeWarning)  # said when the curve was made
             return Evaluation(self._truth, self.clustering_at(threshold), self._items,
-                              **self._options)  # fmt: skip
+                              **self._options.keywords())  # fmt: skip
 
 
 def _thresholds(thresholds: Any, scores: np.ndarray) -> list[float]:
@@ -235,7 +237,7 @@ def threshold_curve(
     (in either order) counts once, with its highest score. `truth_scope`,
     `cluster_weights` and `average` as `evaluate`'s; `confidence`, `resamples` and `seed`
     serve `.at(t)`'s intervals."""
-    options = dict(
+    options = ScoreOptions(
         truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average,

@@ -27,6 +27,7 @@ from ._estimates import (
 )
 from ._io import load_clustering
 from ._notebook import headline, result_html
+from ._options import ScoreOptions
 from ._progress import step
 from ._terms import setting, term
 from ._two_clusterings import Comparison, reading
@@ -266,7 +267,7 @@ def evaluate(
     it reads them with the active session); unset, Spark DataFrames choose Spark. `slices`
     (Spark only): the items-table columns per_slice() and intervals(by) may group by
     (default: all but the id and the weight); in-process every column can be."""
-    options = dict(
+    options = ScoreOptions(
         truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
         weight_col=weight_col, average=average,
@@ -275,5 +276,5 @@ def evaluate(
         from . import spark
 
         frames = _engine.spark_inputs([item_col, cluster_col], truth, actual, items)
-        return spark.evaluate(*frames, slices=slices, **options)
-    return Evaluation(truth, actual, items, **options)
+        return spark.evaluate(*frames, slices=slices, **options.keywords())
+    return Evaluation(truth, actual, items, **options.keywords())

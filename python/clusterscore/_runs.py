@@ -18,11 +18,11 @@ from ._estimates import (
     group_batches,
     interval_notes,
     most_interval_groups,
-    scope_of,
 )
 from ._evaluate import Evaluation, groups_of, interval_key, values_table
 from ._io import load_clustering, load_items
 from ._notebook import headline, result_html
+from ._options import ScoreOptions
 from ._progress import step
 from ._two_clusterings import reading
 
@@ -98,28 +98,21 @@ class RunComparison:
         weight_col: str = "weight",
         average: str = "items",
     ) -> None:
-        scope_of(truth_scope)
+        options = ScoreOptions(
+            truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
+            resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
+            weight_col=weight_col, average=average,
+        )  # fmt: skip
         named = run_names(runs)
         # Read once, then shared: with files, every run would read the truth and items again.
         with reading(truth, "truth"):
             truth = load_clustering(truth, "truth", item_col, cluster_col)
         with reading(items, "items"):
             items = None if items is None else load_items(items, item_col, weight_col)
-        options = {
-            "truth_scope": truth_scope,
-            "cluster_weights": cluster_weights,
-            "confidence": confidence,
-            "resamples": resamples,
-            "seed": seed,
-            "item_col": item_col,
-            "cluster_col": cluster_col,
-            "weight_col": weight_col,
-            "average": average,
-        }
         evaluations = {
-            name: Evaluation(truth, run, items, **options) for name, run in named.items()
+            name: Evaluation(truth, run, items, **options.keywords()) for name, run in named.items()
         }
-        self._hold(evaluations, truth_scope, BootstrapOptions(resamples, seed, confidence))
+        self._hold(evaluations, truth_scope, options.bootstrap)
 
     def _hold(
         self, evaluations: dict[str, Evaluation], truth_scope: str, bootstrap: BootstrapOptions

@@ -22,6 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _diff, _evaluate, _runs, _two_clusterings
+from ._options import ScoreOptions
 from ._spark_io import (
     _COUNT,
     _ITEM,
@@ -124,34 +125,39 @@ class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
     """An Evaluation whose inputs were Spark DataFrames: the same values and methods;
     `per_item()` is a Spark DataFrame."""
 
+    def __init__(self, units: _Units, roles: tuple[str, str], options: ScoreOptions) -> None:
+        """Scores clustering `roles[1]` of `units` against `roles[0]`."""
+        self._spark, self._spark_roles = units, roles
+        truth, run = roles
+        super().__init__(units.sides[truth], units.sides[run], units.units(),
+                         **_on_units(units, options).keywords())  # fmt: skip
+
 
 class SparkDiff(_OnSpark, _diff.Diff):
     """A Diff whose inputs were Spark DataFrames: the same values and methods;
     `per_item()` is a Spark DataFrame."""
 
+    def __init__(self, units: _Units) -> None:
+        """The difference from `units`' base clustering to its exp one."""
+        self._spark, self._spark_roles = units, ("base", "exp")
+        super().__init__(units.sides["base"], units.sides["exp"], units.units(),
+                         item_col=units.item_col, cluster_col=units.cluster_col)  # fmt: skip
 
-def _local_weights(options: dict[str, Any]) -> dict[str, Any]:
-    """The options with design weights given as a Spark DataFrame collected (once, for
-    every run): one row per truth cluster."""
-    weights = options.get("cluster_weights")
+
+def _on_units(u: _Units, options: ScoreOptions) -> ScoreOptions:
+    """`options` for the units' table, whose columns are the units' own (the weight is
+    their Σw), with design weights given as a Spark DataFrame collected (once, for every
+    run): one row per truth cluster."""
+    weights = options.cluster_weights
     if weights is not None and hasattr(weights, "sparkSession"):
-        return {**options, "cluster_weights": _to_arrow(weights)}
-    return options
+        weights = _to_arrow(weights)
+    return options.but(item_col=u.item_col, cluster_col=u.cluster_col,
+                       weight_col=ScoreOptions.weight_col, cluster_weights=weights)  # fmt: skip
 
 
 def _keep(truth_scope: str) -> str:
     """The units an evaluation in `truth_scope` needs on the driver (_Units' `keep`)."""
     return "touched" if truth_scope == "entities" else "truth"
-
-
-def _evaluation(u: _Units, truth: str, run: str, options: dict[str, Any]) -> SparkEvaluation:
-    e = SparkEvaluation.__new__(SparkEvaluation)
-    e._spark, e._spark_roles = u, (truth, run)
-    _evaluate.Evaluation.__init__(
-        e, u.sides[truth], u.sides[run], u.units(), item_col=u.item_col,
-        cluster_col=u.cluster_col, **options,
-    )  # fmt: skip
-    return e
 
 
 def evaluate(
@@ -176,11 +182,11 @@ def evaluate(
     combination in each cell). `cluster_weights` may also be a Spark DataFrame."""
     u = _Units({"truth": truth, "actual": actual}, items, item_col, cluster_col, weight_col,
                slices, _keep(truth_scope))  # fmt: skip
-    options = dict(
+    options = ScoreOptions(
         truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
         resamples=resamples, seed=seed, average=average,
     )  # fmt: skip
-    return _evaluation(u, "truth", "actual", _local_weights(options))
+    return SparkEvaluation(u, ("truth", "actual"), options)
 
 
 def compare(
@@ -202,11 +208,11 @@ def compare(
     named = _runs.run_names(runs)
     if "truth" in named:
         raise ValueError("a run may not be named 'truth'")
+    checked = ScoreOptions(**options)
     u = _Units({"truth": truth, **named}, items, item_col, cluster_col, weight_col, slices,
-               _keep(options.get("truth_scope", "common")))  # fmt: skip
-    options = _local_weights(options)
+               _keep(checked.truth_scope))  # fmt: skip
     evaluations: dict[str, _evaluate.Evaluation] = {
-        name: _evaluation(u, "truth", name, options) for name in named
+        name: SparkEvaluation(u, ("truth", name), checked) for name in named
     }
     first = next(iter(evaluations.values()))
     return _runs.RunComparison.of(evaluations, first.truth_scope, first.bootstrap)
@@ -224,11 +230,7 @@ def diff(
 ) -> SparkDiff:
     """clusterscore.diff on Spark DataFrames (`slices` as for evaluate)."""
     u = _Units({"base": base, "exp": exp}, items, item_col, cluster_col, weight_col, slices)
-    d = SparkDiff.__new__(SparkDiff)
-    d._spark, d._spark_roles = u, ("base", "exp")
-    _diff.Diff.__init__(d, u.sides["base"], u.sides["exp"], u.units(), item_col=item_col,
-                        cluster_col=cluster_col)  # fmt: skip
-    return d
+    return SparkDiff(u)
 
 
 def all_scores(

@@ -144,15 +144,20 @@ class SparkDiff(_OnSpark, _diff.Diff):
                          item_col=units.item_col, cluster_col=units.cluster_col)  # fmt: skip
 
 
-def _on_units(u: _Units, options: ScoreOptions) -> ScoreOptions:
-    """`options` for the units' table, whose columns are the units' own (the weight is
-    their Σw), with design weights given as a Spark DataFrame collected (once, for every
+def _collected(options: ScoreOptions) -> ScoreOptions:
+    """`options` with design weights given as a Spark DataFrame collected (once, for every
     run): one row per truth cluster."""
     weights = options.cluster_weights
     if weights is not None and hasattr(weights, "sparkSession"):
-        weights = _to_arrow(weights)
+        return options.but(cluster_weights=_to_arrow(weights))
+    return options
+
+
+def _on_units(u: _Units, options: ScoreOptions) -> ScoreOptions:
+    """`options` for the units' table, whose columns are the units' own (the weight is
+    their Σw)."""
     return options.but(item_col=u.item_col, cluster_col=u.cluster_col,
-                       weight_col=ScoreOptions.weight_col, cluster_weights=weights)  # fmt: skip
+                       weight_col=ScoreOptions.weight_col)  # fmt: skip
 
 
 def _keep(truth_scope: str) -> str:
@@ -180,13 +185,14 @@ def evaluate(
     per_slice() and intervals(by) may group by (default: all but the id and the weight;
     name fewer when some have very many values: the driver holds one row per distinct
     combination in each cell). `cluster_weights` may also be a Spark DataFrame."""
-    u = _Units({"truth": truth, "actual": actual}, items, item_col, cluster_col, weight_col,
-               slices, _keep(truth_scope))  # fmt: skip
     options = ScoreOptions(
         truth_scope=truth_scope, cluster_weights=cluster_weights, confidence=confidence,
-        resamples=resamples, seed=seed, average=average,
+        resamples=resamples, seed=seed, item_col=item_col, cluster_col=cluster_col,
+        weight_col=weight_col, average=average,
     )  # fmt: skip
-    return SparkEvaluation(u, ("truth", "actual"), options)
+    u = _Units({"truth": truth, "actual": actual}, items, item_col, cluster_col, weight_col,
+               slices, _keep(truth_scope))  # fmt: skip
+    return SparkEvaluation(u, ("truth", "actual"), _collected(options))
 
 
 def compare(
@@ -211,6 +217,7 @@ def compare(
     checked = ScoreOptions(**options)
     u = _Units({"truth": truth, **named}, items, item_col, cluster_col, weight_col, slices,
                _keep(checked.truth_scope))  # fmt: skip
+    checked = _collected(checked)
     evaluations: dict[str, _evaluate.Evaluation] = {
         name: SparkEvaluation(u, ("truth", name), checked) for name in named
     }

@@ -15,12 +15,15 @@
 
 namespace clusterscore::join_detail {
 
+// Internal linkage: see join/partitions.h.
+namespace {
+
 // The per-item arrays of A's items, in A's row order: each row's partition is found
 // again, and partitions are read front to back, so every read is sequential in one of
 // the partitions. B-only items are appended later: room is reserved for exactly them
 // (a cached block given to a reservation stays resident even where it is not used).
 template <class Hash>
-void PartitionedJoin<Hash>::unpartition(const Partitions& pa, unsigned bits) {
+inline void PartitionedJoin<Hash>::unpartition(const Partitions& pa, unsigned bits) {
   const size_t n = a_.items.size, all = n + b_only_count_;
   if (all >= kNone) throw std::length_error("clusterscore: more than 2^32-2 distinct ids");
   j_->b_cluster.reserve(all);
@@ -57,7 +60,8 @@ void PartitionedJoin<Hash>::unpartition(const Partitions& pa, unsigned bits) {
 // Each written at random to its place instead, many B-only items (a small truth against
 // a big clustering) missed the cache once each.
 template <class Hash>
-void PartitionedJoin<Hash>::append_b_only(const BigVector<uint32_t>& b_row_cluster, unsigned bits) {
+inline void PartitionedJoin<Hash>::append_b_only(const BigVector<uint32_t>& b_row_cluster,
+                                                 unsigned bits) {
   if (t_) j_->items_table_rows = t_->items.size;
   // Through plain pointers, as in unpartition(): room for them was reserved there.
   const size_t n = a_.items.size, all = n + b_only_count_;
@@ -83,7 +87,7 @@ void PartitionedJoin<Hash>::append_b_only(const BigVector<uint32_t>& b_row_clust
 // read in order and the weights at random, fetched kPrefetch items ahead; in stretches
 // on every thread (each writes only its own items).
 template <class Hash>
-void PartitionedJoin<Hash>::gather_weights() {
+inline void PartitionedJoin<Hash>::gather_weights() {
   const size_t all = j_->n_items();
   j_->weight.resize(all);
   double* const weight = j_->weight.data();
@@ -111,11 +115,12 @@ void PartitionedJoin<Hash>::gather_weights() {
 // returns whether it never did.
 template <class Hash>
 template <class On>
-bool PartitionedJoin<Hash>::each_b_only_row(On on) const {
+inline bool PartitionedJoin<Hash>::each_b_only_row(On on) const {
   for (size_t w = 0; w < b_only_.size(); ++w)
     for (uint64_t left = b_only_[w]; left != 0; left &= left - 1)
       if (!on(64 * w + size_t(std::countr_zero(left)))) return false;
   return true;
 }
 
+}  // namespace
 }  // namespace clusterscore::join_detail

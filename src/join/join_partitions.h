@@ -16,6 +16,9 @@
 
 namespace clusterscore::join_detail {
 
+// Internal linkage: see join/partitions.h.
+namespace {
+
 // Joins partition by partition, leaving in each entry of A's partitions what its item
 // was found to have. B's partitions stay in pb_ if some items are only in B, with what
 // each of those was found to have at the front of its partition (see add_b).
@@ -23,7 +26,8 @@ namespace clusterscore::join_detail {
 // What they share is combined so that no result depends on which thread did what: the
 // B-only bits by atomic or, the first repeats by minimum, the unmatched rows by sum.
 template <class Hash>
-void PartitionedJoin<Hash>::join_partitions(unsigned bits, Partitions& pa, const Partitions& pt) {
+inline void PartitionedJoin<Hash>::join_partitions(unsigned bits, Partitions& pa,
+                                                   const Partitions& pt) {
   b_only_.assign((b_.items.size + 63) / 64, 0);
   const size_t parts = size_t(1) << bits;
   std::vector<PartWorker> workers(detail::workers_for(parts));
@@ -77,7 +81,7 @@ inline void PartitionedJoin<Hash>::each_entry(const Partitions& part, size_t p, 
 // Puts partition p of A in the table, turning each entry into "nothing found yet" as it
 // goes (a repeat's first row is found again by a scan, as for B).
 template <class Hash>
-void PartitionedJoin<Hash>::add_a(Partitions& pa, size_t p, PartWorker& w) {
+inline void PartitionedJoin<Hash>::add_a(Partitions& pa, size_t p, PartWorker& w) {
   each_entry(pa, p, w.table, [&](size_t e, const Tuple& x, Slot& s) {
     pa.entries[e].found = {kNone, kNone};
     if (s.in(kInA)) {
@@ -93,7 +97,7 @@ void PartitionedJoin<Hash>::add_a(Partitions& pa, size_t p, PartWorker& w) {
 // own at the front of the partition, in row order, for the items table to fill and
 // append_b_only() to read: the front never passes the entry being read.
 template <class Hash>
-void PartitionedJoin<Hash>::add_b(size_t p, PartWorker& w, Partitions& pa) {
+inline void PartitionedJoin<Hash>::add_b(size_t p, PartWorker& w, Partitions& pa) {
   size_t front = pb_.begin[p];
   each_entry(pb_, p, w.table, [&](size_t, const Tuple& x, Slot& s) {
     if (s.in(kInB)) {
@@ -114,8 +118,8 @@ void PartitionedJoin<Hash>::add_b(size_t p, PartWorker& w, Partitions& pa) {
 }
 
 template <class Hash>
-void PartitionedJoin<Hash>::add_items(const Partitions& pt, size_t p, PartWorker& w,
-                                      Partitions& pa) {
+inline void PartitionedJoin<Hash>::add_items(const Partitions& pt, size_t p, PartWorker& w,
+                                             Partitions& pa) {
   if (pt.empty()) return;  // no items table
   each_entry(pt, p, w.table, [&](size_t, const Tuple& x, Slot& s) {
     if (s.in(kInItems)) {
@@ -133,4 +137,5 @@ void PartitionedJoin<Hash>::add_items(const Partitions& pt, size_t p, PartWorker
   });
 }
 
+}  // namespace
 }  // namespace clusterscore::join_detail

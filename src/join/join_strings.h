@@ -10,12 +10,15 @@
 
 namespace clusterscore::join_detail {
 
+// Internal linkage: see join/partitions.h.
+namespace {
+
 // String ids: compares each item of A with the B and items-table rows its hash matched,
 // and turns the B rows in b_cluster into B's clusters; false at the first pair that
 // differs. Those rows are read at random: their offsets are fetched 2 * kAhead items
 // ahead, and their bytes kAhead items ahead, once the offsets are in cache.
 template <class Hash>
-bool PartitionedJoin<Hash>::compare_strings(const BigVector<uint32_t>& b_row_cluster) {
+inline bool PartitionedJoin<Hash>::compare_strings(const BigVector<uint32_t>& b_row_cluster) {
   constexpr size_t kAhead = 2 * kPrefetch;
   BigVector<uint32_t>& b_of = j_->b_cluster;  // B rows, for now
   const uint32_t* t_of = t_ ? j_->items_row.data() : nullptr;
@@ -49,7 +52,7 @@ bool PartitionedJoin<Hash>::compare_strings(const BigVector<uint32_t>& b_row_clu
 // ahead as in compare_strings(). A pass of its own: compared inside append_b_only(),
 // the two kinds of misses stalled each other, and the join took much longer.
 template <class Hash>
-bool PartitionedJoin<Hash>::compare_b_only_strings() const {
+inline bool PartitionedJoin<Hash>::compare_b_only_strings() const {
   if (!t_) return true;
   constexpr size_t kAhead = 2 * kPrefetch;
   const uint32_t* t_of = j_->items_row.data() + a_.items.size;
@@ -64,4 +67,5 @@ bool PartitionedJoin<Hash>::compare_b_only_strings() const {
   });
 }
 
+}  // namespace
 }  // namespace clusterscore::join_detail

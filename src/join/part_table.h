@@ -14,6 +14,9 @@
 
 namespace clusterscore::join_detail {
 
+// Internal linkage: see join/partitions.h.
+namespace {
+
 // What a partition's table knows of an id: which inputs hold it and one row of it.
 enum Seen : uint32_t { kInA = 1, kInB = 2, kInItems = 4, kSeenBits = 7 };
 struct Slot {
@@ -79,4 +82,5 @@ struct PartWorker {
   size_t items_unmatched = 0;
 };
 
+}  // namespace
 }  // namespace clusterscore::join_detail

@@ -9,6 +9,7 @@
 #include "join/partitioned_join.h"
 
 namespace clusterscore::join_detail {
+namespace {
 
 BigVector<uint32_t> cluster_index(const ClusteringInput& c, BigVector<uint64_t>* first_row) {
   if (!c.cluster_codes) return detail::intern_column(c.clusters, first_row);
@@ -23,6 +24,8 @@ BigVector<uint32_t> cluster_index(const ClusteringInput& c, BigVector<uint64_t>*
   }
   return out;
 }
+
+}  // namespace
 
 bool join_partitioned(const ClusteringInput& a, const ClusteringInput& b, const ItemsInput* items,
                       size_t partition_rows, StringHashFn weak_hash, JoinedClusterings* j,

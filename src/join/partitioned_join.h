@@ -30,6 +30,9 @@
 
 namespace clusterscore::join_detail {
 
+// Internal linkage: see join/partitions.h.
+namespace {
+
 using detail::kPrefetch;
 using detail::prefetch_bytes;
 using detail::prefetch_offset;
@@ -86,7 +89,8 @@ class PartitionedJoin {
   }
 
  private:
-  // The phases, each in its own file with why it is shaped as it is.
+  // The phases, each in its own file with why it is shaped as it is (defined `inline` there,
+  // as a definition in the class is, so that the compiler inlines them alike).
   // join_partitions.h: partition by partition through a cache-resident table.
   void join_partitions(unsigned bits, Partitions& pa, const Partitions& pt);
   template <class On>
@@ -137,4 +141,5 @@ class PartitionedJoin {
   bool t_bad_weight_ = false;
 };
 
+}  // namespace
 }  // namespace clusterscore::join_detail

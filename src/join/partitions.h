@@ -18,6 +18,11 @@
 
 namespace clusterscore::join_detail {
 
+// Internal linkage, as one file's own code: only join/partitioned.cpp includes this header, and the
+// compiler then inlines and specialises what is called once, as it did before the code
+// was split into files.
+namespace {
+
 using detail::StringHashFn;
 
 // How a column's ids are hashed. Integers: mix64, a bijection, so equal hashes are equal
@@ -162,4 +167,5 @@ Partitions partition(const Hash& hash, const IdColumn& ids, const uint32_t* extr
 // numbered that way already (checked: a code past the next new one is an error).
 BigVector<uint32_t> cluster_index(const ClusteringInput& c, BigVector<uint64_t>* first_row);
 
+}  // namespace
 }  // namespace clusterscore::join_detail

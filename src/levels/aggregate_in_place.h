@@ -11,10 +11,13 @@
 
 namespace clusterscore::levels_detail {
 
+// Internal linkage: see levels/aggregator.h.
+namespace {
+
 // Few groups: each stretch of units (stretch_units()) is summed into sums of its own,
 // on any thread, and the stretches' sums are added up in order.
 template <class Sums>
-void Aggregator<Sums>::in_place(size_t n_groups, GroupTable* out) const {
+inline void Aggregator<Sums>::in_place(size_t n_groups, GroupTable* out) const {
   const UnitStretches st(u_.group.size());
   std::vector<std::vector<Sums>> part(st.count);
   detail::parallel_for(st.count, [&](size_t, size_t p) {
@@ -32,7 +35,8 @@ void Aggregator<Sums>::in_place(size_t n_groups, GroupTable* out) const {
 }
 
 template <class Sums>
-void Aggregator<Sums>::sum_in_place(size_t begin, size_t end, std::vector<Sums>& sums) const {
+inline void Aggregator<Sums>::sum_in_place(size_t begin, size_t end,
+                                           std::vector<Sums>& sums) const {
   for (size_t u = begin; u < end; ++u) {
     detail::poll_every(u);
     prefetch(u + kGatherAhead);
@@ -44,4 +48,5 @@ void Aggregator<Sums>::sum_in_place(size_t begin, size_t end, std::vector<Sums>&
   }
 }
 
+}  // namespace
 }  // namespace clusterscore::levels_detail

@@ -18,6 +18,9 @@
 
 namespace clusterscore::levels_detail {
 
+// Internal linkage: see levels/aggregator.h.
+namespace {
+
 // The number of bits set in bits [lo, hi) of `words`.
 inline size_t count_bits(const std::vector<uint64_t>& words, size_t lo, size_t hi) {
   size_t n = 0;
@@ -40,7 +43,7 @@ inline size_t count_bits(const std::vector<uint64_t>& words, size_t lo, size_t h
 // written as sequential streams (detail::LineScatter). Each group's units keep their order (the
 // scatter is stable): the same additions in the same order, the same bits.
 template <class Sums>
-void Aggregator<Sums>::partitioned(size_t n_groups, GroupTable* out) const {
+inline void Aggregator<Sums>::partitioned(size_t n_groups, GroupTable* out) const {
   if (u_.count.empty())
     partitioned_as<WeightedUnit>(n_groups, out);
   else
@@ -49,7 +52,7 @@ void Aggregator<Sums>::partitioned(size_t n_groups, GroupTable* out) const {
 
 // log2 of the groups per partition: as many as kInPlaceBytes of sums hold.
 template <class Sums>
-unsigned Aggregator<Sums>::group_bits() const {
+inline unsigned Aggregator<Sums>::group_bits() const {
   const size_t per_group = sizeof(Sums) + (std::is_same_v<Sums, Sums8> ? 0 : 16 * k_);
   unsigned bits = 0;
   while ((per_group << (bits + 1)) <= kInPlaceBytes) ++bits;
@@ -58,7 +61,7 @@ unsigned Aggregator<Sums>::group_bits() const {
 
 template <class Sums>
 template <class Rec>
-void Aggregator<Sums>::partitioned_as(size_t n_groups, GroupTable* out) const {
+inline void Aggregator<Sums>::partitioned_as(size_t n_groups, GroupTable* out) const {
   const size_t n = u_.group.size();
   const unsigned bits = group_bits();
   const size_t parts = ((n_groups - 1) >> bits) + 1;
@@ -119,7 +122,7 @@ void Aggregator<Sums>::partitioned_as(size_t n_groups, GroupTable* out) const {
 
 template <class Sums>
 template <class Rec>
-Rec Aggregator<Sums>::record(size_t u) const {
+inline Rec Aggregator<Sums>::record(size_t u) const {
   Rec r{};
   r.weight = u_.weight[u];
   r.cell = cell(u);
@@ -131,7 +134,7 @@ Rec Aggregator<Sums>::record(size_t u) const {
 // add(u) for a sorted record: the same terms in the same order.
 template <class Sums>
 template <class Rec>
-void Aggregator<Sums>::add(const Rec& r, Sums* s) const {
+inline void Aggregator<Sums>::add(const Rec& r, Sums* s) const {
   if constexpr (Counted<Rec>)
     s->count += r.count;
   else
@@ -140,4 +143,5 @@ void Aggregator<Sums>::add(const Rec& r, Sums* s) const {
   s->add_metrics(r.weight, m_.row(r.cell));
 }
 
+}  // namespace
 }  // namespace clusterscore::levels_detail

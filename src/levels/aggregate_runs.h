@@ -10,11 +10,14 @@
 
 namespace clusterscore::levels_detail {
 
+// Internal linkage: see levels/aggregator.h.
+namespace {
+
 // Units already in non-decreasing group order (cells by row) are summed run by run;
 // skipped units may come between those of one group. Each stretch (whole groups, see
 // groups_in_order) is summed on any thread into its own rows of the output.
 template <class Sums>
-void Aggregator<Sums>::runs(const Stretches& st, GroupTable* out) const {
+inline void Aggregator<Sums>::runs(const Stretches& st, GroupTable* out) const {
   const size_t stretches = st.groups.size();
   std::vector<size_t> at(stretches + 1, 0);
   for (size_t p = 0; p < stretches; ++p) at[p + 1] = at[p] + st.groups[p];
@@ -43,7 +46,7 @@ void Aggregator<Sums>::runs(const Stretches& st, GroupTable* out) const {
 // some unit is not skipped: true, with the units cut into stretches of whole groups,
 // each starting at a new group at least stretch_units() after the last cut.
 template <class Sums>
-bool Aggregator<Sums>::groups_in_order(Stretches* st) const {
+inline bool Aggregator<Sums>::groups_in_order(Stretches* st) const {
   const size_t per = stretch_units(u_.group.size());
   st->begin.assign(1, 0);
   st->groups.assign(1, 0);
@@ -65,4 +68,5 @@ bool Aggregator<Sums>::groups_in_order(Stretches* st) const {
   return total > 0;
 }
 
+}  // namespace
 }  // namespace clusterscore::levels_detail

@@ -16,6 +16,11 @@
 
 namespace clusterscore::levels_detail {
 
+// Internal linkage, as one file's own code: only levels/aggregate.cpp includes this header, and the
+// compiler then inlines and specialises what is called once, as it did before the code
+// was split into files.
+namespace {
+
 // Per-group accumulators that fit in L2 are updated in place; beyond that, units are
 // partitioned by ranges of groups whose accumulators fit, and each partition is summed in
 // place: millions of accumulator sets updated at random would miss the cache every time.
@@ -83,7 +88,8 @@ class Aggregator {
     s.means(totals_ ? 1.0 : w, k_, out->add(g, s.count, w), Output::kStage);
   }
 
-  // The strategies, each in its own file with why it is shaped as it is.
+  // The strategies, each in its own file with why it is shaped as it is (defined `inline`
+  // there, as a definition in the class is, so that the compiler inlines them alike).
   // aggregate_in_place.h: few groups, each stretch of units summed into sums of its own.
   void in_place(size_t n_groups, GroupTable* out) const;
   void sum_in_place(size_t begin, size_t end, std::vector<Sums>& sums) const;
@@ -107,4 +113,5 @@ class Aggregator {
   bool totals_;
 };
 
+}  // namespace
 }  // namespace clusterscore::levels_detail

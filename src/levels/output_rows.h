@@ -10,6 +10,9 @@
 
 namespace clusterscore::levels_detail {
 
+// Internal linkage: see levels/aggregator.h.
+namespace {
+
 // Sizes the output table for `rows` rows, for Outputs to fill.
 inline void size_output(GroupTable* out, size_t rows) {
   out->group.resize(rows);
@@ -59,4 +62,5 @@ class Output {
   std::vector<double> means_;  // column k's staged values: [k * kStage, k * kStage + n_)
 };
 
+}  // namespace
 }  // namespace clusterscore::levels_detail

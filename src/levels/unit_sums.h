@@ -17,6 +17,9 @@
 
 namespace clusterscore::levels_detail {
 
+// Internal linkage: see levels/aggregator.h.
+namespace {
+
 // Sums for metric rows of stride 8 (pointwise and impact metrics): the sums live in the
 // object, and a row is added as two four-lane compensated sums, where the general loop
 // below checks lengths and aliasing for every unit. Same bits: each lane does what
@@ -91,6 +94,7 @@ struct Sums {
   }
 };
 
+}  // namespace
 }  // namespace clusterscore::levels_detail
 
 #pragma GCC diagnostic pop

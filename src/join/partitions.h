@@ -18,9 +18,9 @@
 
 namespace clusterscore::join_detail {
 
-// Internal linkage, as one file's own code: only join/partitioned.cpp includes this header, and the
-// compiler then inlines and specialises what is called once, as it did before the code
-// was split into files.
+// Internal linkage: this is join/partitioned.cpp's own code (it alone includes this header and
+// the others of its kind), and GCC inlines and specialises a function called once only
+// where it has internal linkage.
 namespace {
 
 using detail::StringHashFn;

@@ -16,9 +16,9 @@
 
 namespace clusterscore::levels_detail {
 
-// Internal linkage, as one file's own code: only levels/aggregate.cpp includes this header, and the
-// compiler then inlines and specialises what is called once, as it did before the code
-// was split into files.
+// Internal linkage: this is levels/aggregate.cpp's own code (it alone includes this header and
+// the others of its kind), and GCC inlines and specialises a function called once only
+// where it has internal linkage.
 namespace {
 
 // Per-group accumulators that fit in L2 are updated in place; beyond that, units are

@@ -141,7 +141,9 @@ def sample(
         engine, spark_master, (item_col, cluster_col), [base, exp, items],
         weight_col, verbose,
     )  # fmt: skip
-    d = diff_on(read(base), read(exp), read(items), engine=engine.value, slices=[], **columns)
+    d = diff_on(
+        read(base), read(exp), read(items, items=True), engine=engine.value, slices=[], **columns
+    )
     if previous is not None:
         pairs, seed, stable_pairs, distance_only, replicates = continued(
             previous, d.fingerprint, pairs, stable_pairs

@@ -125,7 +125,7 @@ def spark_reader(
     paths: Sequence[Any] = (),
     weight_col: str = "weight",
     verbose: bool = False,
-) -> Callable[[Any], Any]:
+) -> Callable[..., Any]:
     """What the engine reads an input argument as: with --engine spark a Spark DataFrame
     (the session started on `master`), its `ids` columns (item, cluster) as text, as the
     Python functions read it, an input's own column names (input_arg) renamed to `ids` and
@@ -135,7 +135,7 @@ def spark_reader(
     if engine is not Engine.spark:
         if master is not None or verbose:
             raise ValueError(f"{'-v' if verbose else '--spark-master'} needs --engine spark")
-        return input_arg
+        return lambda arg, items=False: input_arg(arg)  # the readers check its names
     from . import _engine
     from . import _spark_io as spark
 
@@ -148,15 +148,20 @@ def spark_reader(
         except ImportError as e:  # no pyspark: a one-line answer, as for bad input
             raise ValueError(str(e)) from None
 
-    def read(arg: Any) -> Any:
+    def read(arg: Any, items: bool = False) -> Any:
         given = input_arg(arg)
         if not isinstance(given, Renamed):
             return _engine.spark_inputs(list(ids), given)[0]
-        called = dict(zip(COLUMN_ROLES, (*ids, weight_col), strict=True))
-        own = {given.own(role, name): name for role, name in called.items()}
-        text = [given.own(role, called[role]) for role in ("item", "cluster")]
+        # Checked as the local readers check it (Renamed), before Spark reads.
+        called = (
+            {"item": ids[0], "weight": weight_col}
+            if items
+            else dict(zip(("item", "cluster"), ids, strict=True))
+        )
+        given.require_roles(tuple(called), "an items table" if items else "a clustering")
+        text = [given.own("item", ids[0]), given.own("cluster", ids[1])]
         frame = _engine.spark_inputs(text, given.source)[0]
-        return frame.withColumnsRenamed({o: c for o, c in own.items() if o != c})
+        return frame.withColumnsRenamed(given.renames(frame.columns, called, given.source))
 
     return read
 

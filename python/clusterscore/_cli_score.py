@@ -128,7 +128,7 @@ def evaluate(
         engine, spark_master, (item_col, cluster_col), [truth, actual, items],
         weight_col, verbose,
     )  # fmt: skip
-    result = evaluate_on(read(truth), read(actual), read(items), engine=engine.value,
+    result = evaluate_on(read(truth), read(actual), read(items, items=True), engine=engine.value,
                          slices=slice_ or [], **options.keywords())  # fmt: skip
     estimation = report.estimation_summary(result)
     if intervals_on:  # overall and every slice from one bootstrap
@@ -299,7 +299,7 @@ def compare(
         weight_col, verbose,
     )  # fmt: skip
     frames = {name: read(path) for name, path in named.items()}
-    result = compare_on(read(truth), frames, read(items), engine=engine.value,
+    result = compare_on(read(truth), frames, read(items, items=True), engine=engine.value,
                         slices=slice_ or [], **options.keywords())  # fmt: skip
     result.prepare_deltas([None, *(slice_ or [])])  # one bootstrap for all
     overall = result.deltas_table()
@@ -433,7 +433,7 @@ def diff(
         engine, spark_master, (item_col, cluster_col), [base, exp, items],
         weight_col, verbose,
     )  # fmt: skip
-    result = diff_on(read(base), read(exp), read(items), engine=engine.value,
+    result = diff_on(read(base), read(exp), read(items, items=True), engine=engine.value,
                      slices=slice_ or [], **columns)  # fmt: skip
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
     clusters = {side: result.per_cluster_table(side) for side in result.roles}

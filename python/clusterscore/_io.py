@@ -259,10 +259,10 @@ def revive_ids(src: Source, columns: tuple[str, ...]) -> None:
 
 def load_clustering(obj: Any, role: str, item_col: str, cluster_col: str) -> Source:
     if isinstance(obj, Renamed):
-        obj.require_roles(("item", "cluster"), "a clustering")
-        own = obj.own("item", item_col), obj.own("cluster", cluster_col)
-        src = load_clustering(obj.source, role, *own)
-        return obj.as_called(src, {own[0]: item_col, own[1]: cluster_col})
+        called = {"item": item_col, "cluster": cluster_col}
+        obj.require_roles(tuple(called), "a clustering")
+        src = load_clustering(obj.source, role, *(obj.own(r, c) for r, c in called.items()))
+        return obj.as_called(src, called)
     if item_col == cluster_col:
         raise ValueError(
             f"{term('item_col')} and {term('cluster_col')} both name {item_col!r}: an item"
@@ -311,10 +311,10 @@ def code_column(src: Source, column: str) -> None:
 
 def load_items(obj: Any, item_col: str, weight_col: str) -> Source:
     if isinstance(obj, Renamed):
-        obj.require_roles(("item", "weight"), "an items table")
-        own = obj.own("item", item_col), obj.own("weight", weight_col)
-        src = load_items(obj.source, *own)
-        return obj.as_called(src, {own[0]: item_col, own[1]: weight_col})
+        called = {"item": item_col, "weight": weight_col}
+        obj.require_roles(tuple(called), "an items table")
+        src = load_items(obj.source, *(obj.own(r, c) for r, c in called.items()))
+        return obj.as_called(src, called)
     if _is_series(obj):  # item → weight
         obj = _series_frame(obj, item_col, weight_col)
     # Attributes as written (postcodes "0870", blanks): only the weight is a number.

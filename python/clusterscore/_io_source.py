@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextvars
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
@@ -76,17 +77,26 @@ class Renamed:
                 f" {' and '.join(allowed)})"
             )
 
-    def as_called(self, src: Source, names: dict[str, str]) -> Source:
-        """`src`, read under the input's names, with its columns renamed to the call's:
-        `names` maps each input name to the call's. A column of the input already named as
-        the call names another is an error, not a second column of that name."""
-        moved = {own: call for own, call in names.items() if own != call}
+    def renames(self, columns: Sequence[str], called: dict[str, str], name: Any) -> dict[str, str]:
+        """The input's own column names that differ from the call's, each to the call's:
+        `called` maps a role to the call's name for it, `columns` are the input's columns as
+        read and `name` names the input in errors. A column of the input already named as
+        the call names another is an error, not a second column of that name. Both engines'
+        readers rename by it."""
+        moved = {self.own(role, call): call for role, call in called.items()}
+        moved = {own: call for own, call in moved.items() if own != call}
         for own, call in moved.items():
-            if call in src.table.column_names and call not in moved:
+            if call in columns and call not in moved:
                 raise ValueError(
-                    f"{src.name}: holds a column {call!r} besides {own!r}, which it names for"
+                    f"{name}: holds a column {call!r} besides {own!r}, which it names for"
                     f" {call!r}: rename one of them"
                 )
+        return moved
+
+    def as_called(self, src: Source, called: dict[str, str]) -> Source:
+        """`src`, read under the input's names, with its columns renamed to the call's
+        (renames())."""
+        moved = self.renames(src.table.column_names, called, src.name)
         src.table = src.table.rename_columns([moved.get(c, c) for c in src.table.column_names])
         src.coded = {moved.get(c, c) for c in src.coded}
         return src

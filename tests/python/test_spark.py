@@ -329,6 +329,32 @@ def test_cli_engine_spark_says_and_writes_what_local_does(run_cli, tmp_path, com
     assert_same(want, got, ["item_id", *(f"{r}_cluster" for r in roles)])
 
 
+@pytest.mark.parametrize(
+    "own, says",
+    [
+        ("item=record,weight=w", "a clustering has no weight column to name"),
+        ("item=record", "holds a column 'item_id' besides 'record'"),
+    ],
+    ids=["weight-for-a-clustering", "named-for-another"],
+)
+def test_cli_engine_spark_refuses_own_names_as_local_does(run_cli, tmp_path, own, says):
+    """An input's own column names that do not fit are refused on Spark with the local
+    engine's one line (Spark would have read a weight it ignores, or two columns of one
+    name)."""
+    truth = tmp_path / "truth.csv"
+    frame = pd.read_csv(EXAMPLE / "truth.csv", dtype=str).rename(columns={"item_id": "record"})
+    frame["item_id"] = "x"  # a column named as the call names the renamed one
+    frame.to_csv(truth, index=False)
+    said = {}
+    for engine in ("local", "spark"):
+        master = ["--spark-master", "local[1]"] if engine == "spark" else []
+        r = run_cli("evaluate", f"{truth}:{own}", EXAMPLE / "actual.csv", "--no-intervals",
+                    "--engine", engine, *master)  # fmt: skip
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and says in r.stderr, r.stderr
+        said[engine] = r.stderr
+    assert said["spark"] == said["local"]
+
+
 def assert_close(want: Any, got: Any, path: str = "") -> None:
     """Equal JSON, numbers to 1e-12 relative."""
     if isinstance(want, dict):

@@ -35,7 +35,9 @@ def draw_truth(
     ] = None,
     records: Annotated[
         int,
-        typer.Option("--records", help="Seed records to draw (each one entity to label).", min=1),
+        typer.Option(
+            "--records", help="Seed records to draw, or expect (each one entity to label).", min=1
+        ),
     ] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Random seed: same seed, same draw.")] = 0,
     out: Annotated[
@@ -54,6 +56,18 @@ def draw_truth(
             "--block-col", help="A column of --items: records sharing its value are candidates."
         ),
     ] = None,
+    by_cluster_size: Annotated[
+        bool,
+        typer.Option(
+            "--by-cluster-size",
+            help="Draw each record at a chance in proportion to its actual cluster's size"
+            " (--records expected): for honest pair-metric intervals.",
+        ),
+    ] = False,
+    weight_col: Annotated[
+        str | None,
+        typer.Option("--weight-col", help="A column of --items to draw records in proportion to."),
+    ] = None,
     most_per_group: Annotated[
         int,
         typer.Option(
@@ -69,9 +83,10 @@ def draw_truth(
     threads: ThreadsOpt = None,
     delimiter: DelimiterOpt = None,
 ) -> None:
-    """Draw seed records to label, uniformly without replacement, and gather each one's
-    candidates: the records any given clustering puts with it, and those sharing the
-    blocking column's value. Label each seed's whole entity (--page writes the labelling
+    """Draw seed records to label, uniformly without replacement (or in proportion to the
+    actual cluster's size or a weight column), and gather each one's candidates: the
+    records any given clustering puts with it, and those sharing the blocking column's
+    value. Label each seed's whole entity (--page writes the labelling
     page), then `truth-from-labels` gives the truth and its design weights 1/π for
     `evaluate --truth-scope entities --cluster-weights`."""
     folder = _stage().folder(out, _SAMPLE_FILES)
@@ -79,7 +94,8 @@ def draw_truth(
     with progress.step(f"drawing {records:,} seed records"):
         s = draw_truth_sample(input_arg(actual), [input_arg(r) for r in other_runs or []],
                               input_arg(items), records=records, seed=seed,
-                              block_col=block_col, item_col=item_col, cluster_col=cluster_col,
+                              block_col=block_col, by_cluster_size=by_cluster_size,
+                              weight_col=weight_col, item_col=item_col, cluster_col=cluster_col,
                               most_per_group=most_per_group)  # fmt: skip
     with progress.step(f"writing {out}"):
         s.save(folder)
@@ -87,12 +103,13 @@ def draw_truth(
             s.page(page_tmp, name=out.name)
     progress.done()
     m = s.meta
-    shown = {"seed records": m["draws"], "of records": m["records"],
+    shown = {"seed records": len(s.seeds), "of records": m["records"], "design": m["design"],
              "candidates": len(s.candidates), "groups too large": m["groups_too_large"],
              "seed": str(seed)}  # fmt: skip
     written = [str(out)] + ([] if page is None else [str(page)])
     if json_out:
         options = dict(records=records, seed=seed, block_col=block_col,
+                       by_cluster_size=by_cluster_size, weight_col=weight_col,
                        most_per_group=most_per_group)  # fmt: skip
         show_json({**header("draw-truth", **options), **shown, "written": written})
         return

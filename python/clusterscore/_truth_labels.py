@@ -139,9 +139,14 @@ def _truth(records: pa.Array, component: np.ndarray, seed_rows: np.ndarray,
     entity = component[members]
     ids = _arrays.take(records, pa.array(members.astype(np.int64))).to_pylist()
     truth = pd.DataFrame({"item_id": ids, "cluster_id": [name_of[int(c)] for c in entity]})
-    comps, sizes = np.unique(entity, return_counts=True)
-    pi: Any = _core.inclusion_probabilities(int(s.meta["records"]), int(s.meta["draws"]),
-                                       sizes.astype(np.uint64))  # fmt: skip
+    comps, code, sizes = np.unique(entity, return_inverse=True, return_counts=True)
+    pi: Any
+    if s.chances is None:
+        pi = _core.inclusion_probabilities(int(s.meta["records"]), int(s.meta["draws"]),
+                                           sizes.astype(np.uint64))  # fmt: skip
+    else:
+        pi = _core.entity_inclusion_probabilities(s.chances, members.astype(np.uint64),
+                                                  code.astype(np.uint32), len(comps))  # fmt: skip
     weights = pd.DataFrame({"cluster_id": [name_of[int(c)] for c in comps], "weight": 1.0 / pi})
     return LabelledTruth(truth, weights)
 

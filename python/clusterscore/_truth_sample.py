@@ -1,5 +1,6 @@
 """Drawing the truth sample to label (docs/metrics.md, "drawing the truth sample"): seed
-records drawn uniformly without replacement, each seed's candidates (the records any given
+records drawn uniformly without replacement, or each at a chance in proportion to its
+actual cluster's size or a weight column; each seed's candidates (the records any given
 clustering puts with it, and those sharing a blocking value), a labelling page, and the
 labels back as a truth of complete entities with their design weights 1/π. The draw, the
 candidates and π are the core's; this module moves ids, columns and files."""
@@ -21,12 +22,15 @@ from . import _sheets as sheets
 from ._io import (
     DEFAULT_WEIGHT_COL,
     Source,
+    clip,
     load_clustering,
     load_items,
     require_columns,
 )
 
 _FORMAT = "clusterscore-truth-sample/1"
+# How the seeds were drawn (sample.json's "design"; a sample without one is uniform).
+UNIFORM, CLUSTER_SIZE, WEIGHT_COL = "uniform", "cluster_size", "weight_col"
 _META, _CANDIDATES, _RECORDS = "sample.json", "candidates.parquet", "records.parquet"
 # A group (a cluster, a blocking value) larger than this adds no candidates: a labeller
 # cannot read it, and a blocking value shared by half the file is no candidate list.
@@ -38,13 +42,17 @@ class TruthSample:
 
     `.seeds`: the seed records' ids in the order drawn. `.candidates`: a DataFrame of
     `seed` (the seed's id), `item_id` and the items table's attributes, the seed's own
-    record first. `.meta`: the population's size (`records`), the number drawn (`draws`),
-    the seed, the runs and blocking column the candidates came from."""
+    record first. `.meta`: the population's size (`records`), the number drawn or expected
+    (`draws`), how (`design`: uniform, cluster_size or weight_col, with `weight_col`), the
+    seed, the runs and blocking column the candidates came from. `.chances`: each record's
+    chance of being a seed when drawn in proportion (None when uniform)."""
 
-    def __init__(self, candidates: pa.Table, records: pa.Array, meta: dict[str, Any]) -> None:
+    def __init__(self, candidates: pa.Table, records: pa.Array, meta: dict[str, Any],
+                 chances: np.ndarray | None = None) -> None:  # fmt: skip
         self._candidates = candidates
         self._records = records
         self.meta = meta
+        self.chances = chances
 
     @property
     def seeds(self) -> list[Any]:
@@ -61,7 +69,7 @@ class TruthSample:
 
     def __repr__(self) -> str:
         m = self.meta
-        return (f"TruthSample({m['draws']:,} seed records of {m['records']:,},"
+        return (f"TruthSample({len(m['seeds']):,} seed records of {m['records']:,},"
                 f" {self._candidates.num_rows:,} candidates, seed {m['seed']})")  # fmt: skip
 
     def save(self, folder: str | Path) -> Path:
@@ -69,7 +77,10 @@ class TruthSample:
         d = Path(folder)
         d.mkdir(parents=True, exist_ok=True)
         pq.write_table(self._candidates, d / _CANDIDATES)
-        pq.write_table(pa.table({"item_id": self._records}), d / _RECORDS)
+        columns = {"item_id": self._records}
+        if self.chances is not None:
+            columns["chance"] = pa.array(self.chances, pa.float64())
+        pq.write_table(pa.table(columns), d / _RECORDS)
         (d / _META).write_text(json.dumps(self.meta, indent=2) + "\n", encoding="utf-8")
         return d
 
@@ -90,6 +101,8 @@ def draw_truth_sample(
     records: int,
     seed: int,
     block_col: str | None = None,
+    by_cluster_size: bool = False,
+    weight_col: str | None = None,
     item_col: str = "item_id",
     cluster_col: str = "cluster_id",
     most_per_group: int = MOST_PER_GROUP,
@@ -98,13 +111,24 @@ def draw_truth_sample(
     (the items table's and every run's), and gathers each seed's candidates: the records
     that `actual` or any of `other_runs` puts in its cluster, and, with `block_col` (a
     column of `items`), the records sharing its value there. Label each seed's whole
-    entity, then truth_from_labels() gives the truth and its weights 1/π."""
+    entity, then truth_from_labels() gives the truth and its weights 1/π.
+
+    `by_cluster_size=True` draws each record independently instead, with a chance in
+    proportion to the size of its cluster in `actual` (`records` seeds expected): the
+    design whose pair metrics' intervals hold their confidence, as the records that carry
+    most pairs are drawn more often. `weight_col` (a column of `items` with a number > 0
+    for every record) draws in proportion to it."""
     if isinstance(records, bool) or not isinstance(records, int) or records < 1:
         raise ValueError(f"records must be a whole number ≥ 1, not {records!r}")
+    if by_cluster_size and weight_col is not None:
+        raise ValueError("draw by_cluster_size or in proportion to weight_col, not both")
     runs = [actual, *(other_runs.values() if isinstance(other_runs, dict) else other_runs)]
     clusterings = [load_clustering(r, "actual" if k == 0 else f"run {k + 1}", item_col,
                                    cluster_col) for k, r in enumerate(runs)]  # fmt: skip
-    item_src = None if items is None else load_items(items, item_col, DEFAULT_WEIGHT_COL)
+    if weight_col is not None and items is None:
+        raise ValueError(f"weight_col {weight_col!r} is a column of the items table: give items")
+    item_src = None if items is None else load_items(items, item_col,
+                                                      weight_col or DEFAULT_WEIGHT_COL)  # fmt: skip
     if block_col is not None:
         if item_src is None:
             raise ValueError(f"block_col {block_col!r} is a column of the items table: give items")
@@ -125,15 +149,62 @@ def draw_truth_sample(
     if block_col is not None and item_src is not None:
         groups.append(_scatter(n_records, rows[: item_src.table.num_rows],
                                item_src.table.column(block_col)))  # fmt: skip
-    seeds: Any = _core.draw_records(n_records, records, seed)  # a uint64 array
+    design = CLUSTER_SIZE if by_cluster_size else WEIGHT_COL if weight_col else UNIFORM
+    chances: Any = None
+    if design == UNIFORM:
+        seeds: Any = _core.draw_records(n_records, records, seed)  # a uint64 array
+    else:
+        if design == CLUSTER_SIZE:
+            weights = _cluster_sizes(groups[0])
+        else:
+            assert item_src is not None and weight_col is not None
+            weights = _record_weights(n_records, rows[: item_src.table.num_rows], item_src,
+                                      weight_col, ids)  # fmt: skip
+        chances = _core.seed_chances(weights, records)
+        seeds = _core.draw_records_in_proportion(chances, seed)
+        if len(seeds) == 0:
+            raise ValueError(f"no record was drawn with {records:,} expected: draw more records")
     seed_of, record, too_large = _core.gather_candidates(groups, seeds, most_per_group)
     seed_ids = _arrays.take(ids, pa.array(seeds.astype(np.int64))).to_pylist()
     candidates = _candidate_table(ids, seeds, seed_of, record, item_src, item_col, rows)
     meta = {"format": _FORMAT, "records": n_records, "draws": records, "seed": seed,
+            "design": design, "weight_col": weight_col,
             "seeds": seed_ids, "runs": len(clusterings), "block_col": block_col,
             "most_per_group": most_per_group, "groups_too_large": int(too_large),
             "item_col": item_col}  # fmt: skip
-    return TruthSample(candidates, _arrays.flat(ids), meta)
+    return TruthSample(candidates, _arrays.flat(ids), meta, chances)
+
+
+def _cluster_sizes(codes: np.ndarray) -> np.ndarray:
+    """Each record's cluster's size in records (a record in no cluster: 1)."""
+    inside = codes != _core.NO_GROUP
+    sizes = np.bincount(codes[inside]).astype(np.float64)
+    out = np.ones(len(codes))
+    out[inside] = sizes[codes[inside]]
+    return out
+
+
+def _record_weights(n: int, at: np.ndarray, src: Source, column: str, ids: pa.Array) -> np.ndarray:
+    """The items table's `column` per record (`at`: each row's record): every record needs
+    one, each once, a finite number > 0."""
+    values = _arrays.float_array(src.table.column(column))
+    row = _arrays.first_bad_weight(values)
+    if row is not None:
+        shown = clip(repr(src.table.column(column)[row].as_py()), 60)
+        raise ValueError(f"{src.where(row)}: {column} {shown} is not a finite number > 0")
+    first = np.full(n, -1, np.int64)
+    rows = np.arange(len(at))
+    first[at[::-1]] = rows[::-1]
+    again = np.flatnonzero(first[at] != rows)
+    if len(again):
+        twice = clip(repr(ids[int(at[again[0]])].as_py()), 60)
+        raise ValueError(f"{src.where(int(again[0]))}: record {twice} is listed twice; each"
+                         f" record needs one {column}")  # fmt: skip
+    if (first < 0).any():
+        missing = clip(repr(ids[int(np.argmax(first < 0))].as_py()), 60)
+        raise ValueError(f"{src.name}: record {missing} of a clustering has no row, so no"
+                         f" {column} to draw it by")  # fmt: skip
+    return values[first]
 
 
 def _scatter(n: int, at: np.ndarray, column: pa.ChunkedArray) -> np.ndarray:
@@ -191,7 +262,10 @@ def load_truth_sample(folder: str | Path) -> TruthSample:
         raise ValueError(f"{meta_file}: not a truth sample of this version ({_FORMAT})")
     try:
         candidates = pq.read_table(d / _CANDIDATES)
-        records = pq.read_table(d / _RECORDS).column("item_id")
+        table = pq.read_table(d / _RECORDS)
+        records = table.column("item_id")
+        uniform = meta.get("design", UNIFORM) == UNIFORM
+        chances = None if uniform else _arrays.float_array(table.column("chance"))
     except (OSError, KeyError, pa.ArrowException) as e:
         raise ValueError(f"{d}: cannot read the truth sample's tables ({e})") from None
-    return TruthSample(candidates, _arrays.flat(records), meta)
+    return TruthSample(candidates, _arrays.flat(records), meta, chances)

@@ -1,5 +1,5 @@
-// Bindings of drawing the truth sample: seed records, their candidates, and the
-// probability with which a labelled entity was drawn.
+// Bindings of drawing the truth sample: seed records (uniform, or each at its chance),
+// their candidates, and the probability with which a labelled entity was drawn.
 
 #include "clusterscore/truth_sample.h"
 #include "convert.h"
@@ -24,6 +24,27 @@ void bind_truth_sample(nb::module_& m) {
         return to_numpy(std::move(out));
       },
       nb::arg("records"), nb::arg("n"), nb::arg("sizes"));
+  m.def(
+      "seed_chances",
+      [](const Array<double>& weights, uint64_t n) {
+        return to_numpy(seed_chances({weights.data(), weights.shape(0)}, n));
+      },
+      nb::arg("weights"), nb::arg("n"));
+  m.def(
+      "draw_records_in_proportion",
+      [](const Array<double>& chances, uint64_t seed) {
+        return to_numpy(draw_records_in_proportion({chances.data(), chances.shape(0)}, seed));
+      },
+      nb::arg("chances"), nb::arg("seed"));
+  m.def(
+      "entity_inclusion_probabilities",
+      [](const Array<double>& chances, const Array<uint64_t>& record, const Array<uint32_t>& entity,
+         size_t entities) {
+        return to_numpy(entity_inclusion_probabilities({chances.data(), chances.shape(0)},
+                                                       {record.data(), record.shape(0)},
+                                                       {entity.data(), entity.shape(0)}, entities));
+      },
+      nb::arg("chances"), nb::arg("record"), nb::arg("entity"), nb::arg("entities"));
   m.def(
       "gather_candidates",
       [](const std::vector<Array<uint32_t>>& groups, const Array<uint64_t>& seeds,

@@ -1,5 +1,6 @@
 // Drawing the truth sample: the seed draw is uniform without replacement and a prefix of a
 // longer draw; π matches the binomial-coefficient formula and the draw's own frequencies;
+// a draw in proportion to weights meets each record and entity at its stated chance;
 // candidates are exactly the records sharing a group with each seed.
 #include <gtest/gtest.h>
 
@@ -68,6 +69,94 @@ TEST(InclusionProbability, MatchesTheFormulaAndTheDraw) {
   EXPECT_THROW(inclusion_probability(10, 3, 0), std::invalid_argument);
   EXPECT_THROW(inclusion_probability(10, 3, 11), std::invalid_argument);
   EXPECT_THROW(inclusion_probability(10, 11, 1), std::invalid_argument);
+}
+
+TEST(SeedChances, InProportionSummingToNWithTheLargestCertain) {
+  const std::vector<double> w = {1, 2, 3, 4};
+  const auto p = seed_chances(w, 2);
+  for (size_t r = 0; r < w.size(); ++r) EXPECT_NEAR(p[r], 2 * w[r] / 10, 1e-15);
+  // 100 against ten 1s, 3 expected: the 100 is certain, the ten share the other 2.
+  std::vector<double> heavy(11, 1.0);
+  heavy[0] = 100;
+  const auto q = seed_chances(heavy, 3);
+  EXPECT_EQ(q[0], 1.0);
+  for (size_t r = 1; r < q.size(); ++r) EXPECT_NEAR(q[r], 0.2, 1e-15);
+  // A second round: 50 is certain only once 100 is (3 of {100, 50, 1 × 50}).
+  std::vector<double> two(52, 1.0);
+  two[0] = 100;
+  two[1] = 50;
+  const auto t = seed_chances(two, 3);
+  EXPECT_EQ(t[0], 1.0);
+  EXPECT_EQ(t[1], 1.0);
+  EXPECT_NEAR(t[2], 1.0 / 50, 1e-15);
+  EXPECT_EQ(seed_chances(w, 4), std::vector<double>(4, 1.0));
+  EXPECT_THROW(seed_chances(w, 0), std::invalid_argument);
+  EXPECT_THROW(seed_chances(w, 5), std::invalid_argument);
+  for (double bad : {0.0, -1.0, double(NAN), double(INFINITY)}) {
+    EXPECT_THROW(seed_chances(std::vector<double>{1, bad}, 1), std::invalid_argument);
+  }
+}
+
+TEST(DrawInProportion, EachRecordAtItsChanceInARandomOrder) {
+  const std::vector<double> p = {0.05, 0.2, 0.5, 1.0, 0.0};
+  const int runs = 40000;
+  std::vector<int> hits(p.size());
+  int first_is_certain = 0;
+  for (int s = 0; s < runs; ++s) {
+    const auto d = draw_records_in_proportion(p, s);
+    for (uint64_t r : d) ++hits[r];
+    first_is_certain += !d.empty() && d[0] == 3;
+  }
+  for (size_t r = 0; r < p.size(); ++r) {
+    EXPECT_NEAR(double(hits[r]) / runs, p[r], 5 * std::sqrt(p[r] * (1 - p[r]) / runs) + 1e-12);
+  }
+  // The certain record is first as often as a random order puts it first (it leads
+  // whenever drawn alone, and by its uniform key otherwise): not always, not never.
+  EXPECT_GT(first_is_certain, runs / 2);
+  EXPECT_LT(first_is_certain, runs - runs / 20);
+  EXPECT_EQ(draw_records_in_proportion(p, 3), draw_records_in_proportion(p, 3));
+}
+
+// π of each entity from its records' chances, through the grouped call.
+std::vector<double> pi_of(const std::vector<double>& chances,
+                          const std::vector<std::vector<uint64_t>>& entities) {
+  std::vector<uint64_t> record;
+  std::vector<uint32_t> entity;
+  for (uint32_t e = 0; e < entities.size(); ++e) {
+    for (uint64_t r : entities[e]) {
+      record.push_back(r);
+      entity.push_back(e);
+    }
+  }
+  return entity_inclusion_probabilities(chances, record, entity, entities.size());
+}
+
+TEST(EntityInclusionProbability, OneMinusEveryRecordMissedAndTheDraw) {
+  const std::vector<double> c = {0.1, 0.2, 1.0, 0.5};
+  const auto pi = pi_of(c, {{0, 1}, {1, 2}, {3}, {}});
+  EXPECT_NEAR(pi[0], 1 - 0.9 * 0.8, 1e-15);
+  EXPECT_EQ(pi[1], 1.0);
+  EXPECT_EQ(pi[2], 0.5);
+  EXPECT_EQ(pi[3], 0.0);
+  EXPECT_THROW(pi_of(c, {{4}}), std::invalid_argument);
+  EXPECT_THROW(pi_of({1.5}, {{0}}), std::invalid_argument);
+  EXPECT_THROW(
+      entity_inclusion_probabilities(c, std::vector<uint64_t>{0}, std::vector<uint32_t>{1}, 1),
+      std::invalid_argument);
+  // Records 0..2 form one entity: how often does a draw meet it?
+  const std::vector<double> p = seed_chances(std::vector<double>{3, 1, 1, 4, 2, 2, 5}, 2);
+  int met = 0;
+  const int runs = 40000;
+  for (int s = 0; s < runs; ++s) {
+    for (uint64_t r : draw_records_in_proportion(p, s)) {
+      if (r < 3) {
+        ++met;
+        break;
+      }
+    }
+  }
+  const double e = pi_of(p, {{0, 1, 2}})[0];
+  EXPECT_NEAR(double(met) / runs, e, 5 * std::sqrt(e * (1 - e) / runs));
 }
 
 TEST(GatherCandidates, RecordsSharingAGroupWithEachSeed) {

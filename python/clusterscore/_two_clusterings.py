@@ -24,6 +24,8 @@ from ._progress import step
 from ._terms import setting
 
 _NONE = _core.NONE  # the core's "no such row" in index arrays
+# How many slice groupings a comparison keeps (4 bytes an item each).
+KEPT_GROUPINGS = 4
 
 
 def nullable(x: float) -> float | None:
@@ -108,7 +110,8 @@ class Comparison:
     ) -> None:
         ra, rb = self.roles
         self._item_col, self._cluster_col, self._weight_col = item_col, cluster_col, weight_col
-        self._last_grouping: tuple[list[str], tuple[Any, Any]] | None = None  # slice_grouping
+        # slice_grouping's last few, by their columns, the most recently used last.
+        self._groupings: dict[tuple[str, ...], tuple[Any, Any]] = {}
         with reading(a, ra):
             self._a = load_clustering(a, ra, item_col, cluster_col)
         with reading(b, rb):
@@ -302,12 +305,15 @@ class Comparison:
 
     def slice_grouping(self, column: str | Sequence[str]) -> tuple[Any, Any]:
         """The core's grouping of items by the values of items-table `column`(s), and a
-        function from group codes to those values (a dict of Arrow arrays). The last one is
-        kept: a slice's table and its intervals, asked one after the other, group once (one
-        only, as a grouping holds 4 bytes an item)."""
+        function from group codes to those values (a dict of Arrow arrays). The last
+        KEPT_GROUPINGS are kept: the tables of several slices and then their intervals
+        (the command line asks in that order) group each slice once (a few only, as a
+        grouping holds 4 bytes an item)."""
         columns = [column] if isinstance(column, str) else list(column)
-        if self._last_grouping is not None and self._last_grouping[0] == columns:
-            return self._last_grouping[1]
+        key = tuple(columns)
+        if key in self._groupings:
+            self._groupings[key] = self._groupings.pop(key)  # the most recently used last
+            return self._groupings[key]
         if self._items is None:
             raise ValueError(
                 f"per_slice needs an items table ({setting('items', ...)}) holding the slice"
@@ -330,7 +336,9 @@ class Comparison:
         with self._errors():
             grouping: Any = self._core.group_items([_arrays.id_tuple(a, True) for a in arrays])
         found = grouping, self._labels_for(columns, grouping)
-        self._last_grouping = (columns, found)
+        self._groupings[key] = found
+        if len(self._groupings) > KEPT_GROUPINGS:
+            del self._groupings[next(iter(self._groupings))]
         return found
 
     def _labels_for(self, column: str | Sequence[str], grouping: Any) -> Any:

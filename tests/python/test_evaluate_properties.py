@@ -117,3 +117,28 @@ def test_a_cluster_order_must_be_a_permutation():
     for bad in ([0, 0], [0], [0, 2], [1, 0, 2]):
         with pytest.raises(ValueError, match="cluster_rank must be a permutation"):
             _core.paired_bootstrap(sums, 10, 0, 0.95, np.array(bad, dtype=np.uint32))
+
+
+def test_each_slice_is_grouped_once_for_its_table_and_its_intervals(monkeypatch):
+    """The command line's order, several slices' intervals prepared together and then each
+    slice's table: each slice grouped once, and the same values as a fresh evaluation's."""
+    from clusterscore import _core
+
+    rng = np.random.default_rng(7)
+    n = 400
+    truth = pd.DataFrame({"item_id": range(n), "cluster_id": rng.integers(0, 60, n)})
+    actual = pd.DataFrame({"item_id": range(n), "cluster_id": rng.integers(0, 50, n)})
+    items = pd.DataFrame({"item_id": range(n), "a": rng.integers(0, 3, n).astype(str),
+                          "b": rng.integers(0, 4, n).astype(str)})  # fmt: skip
+    fresh = cs.evaluate(truth, actual, items, resamples=50, seed=1)
+    want = {s: (fresh.per_slice_table(s), fresh.intervals_table(s)) for s in ("a", "b")}
+    calls = []
+    group_items = _core.Comparison.group_items
+    monkeypatch.setattr(_core.Comparison, "group_items",
+                        lambda self, *a: calls.append(a) or group_items(self, *a))  # fmt: skip
+    ev = cs.evaluate(truth, actual, items, resamples=50, seed=1)
+    ev.prepare_intervals([None, "a", "b"])
+    tables = {s: ev.per_slice_table(s) for s in ("a", "b")}
+    assert len(calls) == 2
+    for s in ("a", "b"):
+        assert tables[s].equals(want[s][0]) and ev.intervals_table(s).equals(want[s][1])

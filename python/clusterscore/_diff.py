@@ -74,19 +74,19 @@ class Diff(Comparison):
 
     def flows_table(self) -> pa.Table:
         """`flows()` as an Arrow table."""
-        d = self._core.flows()
+        f = self._core.flows()
         return pa.table(
             {
                 "base_cluster": _arrays.take(
-                    self._a.table.column(self._cluster_col), d["a_cluster_row"]
+                    self._a.table.column(self._cluster_col), f.a_cluster_row
                 ),
                 "exp_cluster": _arrays.take(
-                    self._b.table.column(self._cluster_col), d["b_cluster_row"]
+                    self._b.table.column(self._cluster_col), f.b_cluster_row
                 ),
-                "items": d["items"].astype(np.int64),
-                "weight": d["weight"],
-                "share_of_base": d["share_of_base"],
-                "share_of_exp": d["share_of_exp"],
+                "items": f.items.astype(np.int64),
+                "weight": f.weight,
+                "share_of_base": f.share_of_base,
+                "share_of_exp": f.share_of_exp,
             }
         )
 

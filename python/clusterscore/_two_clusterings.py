@@ -221,9 +221,7 @@ class Comparison:
         """Every metric over all scored items (weighted means, and the pair metrics);
         None where a metric is undefined (a pair metric without pairs)."""
         g = self._core.overall()
-        return {
-            k: nullable(float(v[0])) for k, v in g.items() if k not in ("group", "items", "weight")
-        }
+        return {name: nullable(float(g.column(k)[0])) for k, name in enumerate(g.names)}
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -259,16 +257,17 @@ class Comparison:
     def _per_item_part(self, item: np.ndarray, counts: Any) -> pa.Table:
         """Per-item rows of the given common items (indices from the core), with the
         comparison's per-cell counts (its cell_counts())."""
-        d = self._core.per_item(item, counts)
+        rows = self._core.per_item(item, counts)
         ra, rb = self.roles
-        b_row = d.pop("b_cluster_row")
         cols: dict[str, Any] = {
             self._item_col: self._a.table.column(self._item_col).take(item),
             f"{ra}_cluster": _arrays.take(self._a.table.column(self._cluster_col), item),
-            f"{rb}_cluster": _arrays.take(self._b.table.column(self._cluster_col), b_row),
-            "weight": d.pop("weight"),
+            f"{rb}_cluster": _arrays.take(
+                self._b.table.column(self._cluster_col), rows.b_cluster_row
+            ),
+            "weight": rows.weight,
         }
-        cols.update(self._item_columns(d))
+        cols.update(self._item_columns({n: rows.column(k) for k, n in enumerate(rows.names)}))
         return pa.table(cols)
 
     def _item_columns(self, d: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -279,7 +278,7 @@ class Comparison:
         if side not in self.roles:
             raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self.roles)}")
         g = self._core.by_cluster(_core.Side.a if side == self.roles[0] else _core.Side.b)
-        return self._group_table({"cluster_id": self.cluster_labels(side, g.pop("group"))}, g)
+        return self._group_table({"cluster_id": self.cluster_labels(side, g.group)}, g)
 
     def cluster_labels(self, side: str, codes: np.ndarray | None = None) -> Any:
         """The cluster ids of `side` (a role) as its input gives them, one per cluster in the
@@ -301,12 +300,12 @@ class Comparison:
         grouping, labels_of = self.slice_grouping(column)
         with self._errors():
             g = self._core.by_items(grouping)
-        return self._group_table(labels_of(g.pop("group")), g)
+        return self._group_table(labels_of(g.group), g)
 
     def slice_grouping(self, column: str | Sequence[str]) -> tuple[Any, Any]:
         """The core's grouping of items by the values of items-table `column`(s), and a
-        function from group codes to those values (a dict of Arrow arrays). The last
-        KEPT_GROUPINGS are kept: the tables of several slices and then their intervals
+        function from group codes to those values (a dict of Arrow arrays). The last four
+        (KEPT_GROUPINGS) are kept: the tables of several slices and then their intervals
         (the command line asks in that order) group each slice once (a few only, as a
         grouping holds 4 bytes an item)."""
         columns = [column] if isinstance(column, str) else list(column)
@@ -380,12 +379,13 @@ class Comparison:
         return kept, self._labels_for(column, kept)
 
     @staticmethod
-    def _group_table(labels: dict[str, Any], g: dict[str, np.ndarray]) -> pa.Table:
+    def _group_table(labels: dict[str, Any], g: Any) -> pa.Table:
+        """`labels` then the core's GroupTable `g`: items, weight and its metrics."""
         cols: dict[str, Any] = dict(labels)
-        cols["items"] = g.pop("items").view(np.int64)  # counts < 2^63: the same bits
-        cols["weight"] = g.pop("weight")
+        cols["items"] = g.items.view(np.int64)  # counts < 2^63: the same bits
+        cols["weight"] = g.weight
         # Undefined values (a pair metric of a group without pairs) are nulls, not NaN.
-        cols.update({k: _arrays.nan_as_null(v) for k, v in g.items()})
+        cols.update({name: _arrays.nan_as_null(g.column(k)) for k, name in enumerate(g.names)})
         return pa.table(cols)
 
 

@@ -92,27 +92,24 @@ nb::dict bootstrap_dict(
   return out;
 }
 
-nb::dict group_dict(GroupTable&& g) {
-  nb::dict d;
-  d["group"] = to_numpy(std::move(g.group));
-  d["items"] = to_numpy(std::move(g.items));
-  d["weight"] = to_numpy(std::move(g.weight));
-  for (size_t k = 0; k < g.names.size(); ++k)
-    d[g.names[k].c_str()] = to_numpy(std::move(g.columns[k]));
-  return d;
+// Comparison::per_item() for the given items, with the GIL released.
+PerItemRows per_item_rows(const Comparison& c, const Array<uint32_t>& item_index,
+                          const MetricTable& counts) {
+  return without_gil([&] { return c.per_item({item_index.data(), item_index.shape(0)}, counts); });
 }
 
-// Comparison::per_item() as a dict of arrays: b_cluster_row, weight, then its columns.
-nb::dict per_item_dict(const Comparison& c, const Array<uint32_t>& item_index,
-                       const MetricTable& counts) {
-  PerItemRows rows =
-      without_gil([&] { return c.per_item({item_index.data(), item_index.shape(0)}, counts); });
-  nb::dict d;
-  d["b_cluster_row"] = to_numpy(std::move(rows.b_cluster_first_row));
-  d["weight"] = to_numpy(std::move(rows.weight));
-  for (size_t k = 0; k < rows.names.size(); ++k)
-    d[rows.names[k].c_str()] = to_numpy(std::move(rows.columns[k]));
-  return d;
+// A bound result's array member as a read-only view (view_of()), for def_prop_ro.
+template <class T, auto Member>
+auto member_view(nb::handle_t<T> self) {
+  return view_of(nb::cast<const T&>(self).*Member, self);
+}
+
+// The column of a result's `columns` at `k`, as a view.
+template <class T>
+View<double> column_view(nb::handle_t<T> self, size_t k) {
+  const T& t = nb::cast<const T&>(self);
+  if (k >= t.columns.size()) throw nb::index_error("no such column");
+  return view_of(t.columns[k], self);
 }
 
 // Offsets from 0 to each value's end, as Arrow lays out a string column.
@@ -122,19 +119,6 @@ nb::object value_offsets(const BigVector<uint64_t>& ends) {
   out[0] = 0;
   for (size_t i = 0; i < ends.size(); ++i) out[i + 1] = Offset(ends[i]);
   return to_numpy(std::move(out));
-}
-
-// Changed (Base cluster, Exp cluster) flows, largest first.
-nb::dict flows_dict(const Comparison& c) {
-  ClusterFlows f = c.flows();
-  nb::dict d;
-  d["a_cluster_row"] = to_numpy(std::move(f.a_cluster_row));
-  d["b_cluster_row"] = to_numpy(std::move(f.b_cluster_row));
-  d["items"] = to_numpy(std::move(f.flows.items));
-  d["weight"] = to_numpy(std::move(f.flows.weight));
-  d["share_of_base"] = to_numpy(std::move(f.flows.share_of_base));
-  d["share_of_exp"] = to_numpy(std::move(f.flows.share_of_exp));
-  return d;
 }
 
 // A clustering whose clusters arrive as ids, or as ("codes", uint32 array): codes in order
@@ -282,6 +266,41 @@ void bind_comparison(nb::module_& m) {
   // Opaque: per-cell counts (Comparison.cell_counts), computed once per per-item table and
   // handed back to each per_item call, not counted again for each batch of items.
   nb::class_<MetricTable>(m, "MetricTable");
+  nb::class_<GroupTable>(m, "GroupTable",
+                         "One row per non-empty group: its code, items, weight, and a column per "
+                         "name (read-only views of the core's arrays).")
+      .def_prop_ro("group", &member_view<GroupTable, &GroupTable::group>)
+      .def_prop_ro("items", &member_view<GroupTable, &GroupTable::items>)
+      .def_prop_ro("weight", &member_view<GroupTable, &GroupTable::weight>)
+      .def_ro("names", &GroupTable::names)
+      .def("column", &column_view<GroupTable>, nb::arg("k"));
+  nb::class_<PerItemRows>(m, "PerItemRows",
+                          "Per item: the first row of its B cluster, its weight, and a column "
+                          "per name (read-only views of the core's arrays).")
+      .def_prop_ro("b_cluster_row", &member_view<PerItemRows, &PerItemRows::b_cluster_first_row>)
+      .def_prop_ro("weight", &member_view<PerItemRows, &PerItemRows::weight>)
+      .def_ro("names", &PerItemRows::names)
+      .def("column", &column_view<PerItemRows>, nb::arg("k"));
+  nb::class_<ClusterFlows>(m, "ClusterFlows",
+                           "Changed (Base cluster, Exp cluster) flows, largest first: the first "
+                           "rows naming each flow's clusters, its items, weight and shares.")
+      .def_prop_ro("a_cluster_row", &member_view<ClusterFlows, &ClusterFlows::a_cluster_row>)
+      .def_prop_ro("b_cluster_row", &member_view<ClusterFlows, &ClusterFlows::b_cluster_row>)
+      .def_prop_ro("items",
+                   [](nb::handle_t<ClusterFlows> self) {
+                     return view_of(nb::cast<const ClusterFlows&>(self).flows.items, self);
+                   })
+      .def_prop_ro("weight",
+                   [](nb::handle_t<ClusterFlows> self) {
+                     return view_of(nb::cast<const ClusterFlows&>(self).flows.weight, self);
+                   })
+      .def_prop_ro("share_of_base",
+                   [](nb::handle_t<ClusterFlows> self) {
+                     return view_of(nb::cast<const ClusterFlows&>(self).flows.share_of_base, self);
+                   })
+      .def_prop_ro("share_of_exp", [](nb::handle_t<ClusterFlows> self) {
+        return view_of(nb::cast<const ClusterFlows&>(self).flows.share_of_exp, self);
+      });
 
   nb::class_<Comparison>(m, "Comparison")
       .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),
@@ -298,14 +317,11 @@ void bind_comparison(nb::module_& m) {
           "population drawn.")
       .def("coverage", &Comparison::coverage)
       .def("impact", &Comparison::impact)
-      .def("overall", [](const Comparison& c) { return group_dict(c.overall()); })
-      .def(
-          "by_cluster", [](const Comparison& c, Side s) { return group_dict(c.by_cluster(s)); },
-          nb::arg("side"))
-      .def(
-          "by_items",
-          [](const Comparison& c, const ItemGrouping& g) { return group_dict(c.by_items(g)); },
-          nb::arg("grouping"))
+      .def("overall", &Comparison::overall, nb::call_guard<nb::gil_scoped_release>())
+      .def("by_cluster", &Comparison::by_cluster, nb::arg("side"),
+           nb::call_guard<nb::gil_scoped_release>())
+      .def("by_items", &Comparison::by_items, nb::arg("grouping"),
+           nb::call_guard<nb::gil_scoped_release>())
       .def(
           "group_items",
           [](const Comparison& c, const nb::list& cols) {
@@ -318,7 +334,7 @@ void bind_comparison(nb::module_& m) {
       .def("common_items", [](const Comparison& c) { return to_numpy(c.common_items()); })
       .def("cell_counts",
            [](const Comparison& c) { return without_gil([&] { return c.cell_counts(); }); })
-      .def("per_item", &per_item_dict, nb::arg("items"), nb::arg("counts"))
+      .def("per_item", &per_item_rows, nb::arg("items"), nb::arg("counts"))
       .def("sample_pairs", &sample_dict, nb::arg("pairs"), nb::arg("stable_pairs"), nb::arg("mode"),
            nb::arg("seed"))
       .def("sample_unit_pairs", &unit_draws_dict, nb::arg("pairs"), nb::arg("stable_pairs"),
@@ -334,7 +350,7 @@ void bind_comparison(nb::module_& m) {
           "draws_needed",
           [](const Comparison& c, SampleMode mode) { return needed_dict(draws_needed(c, mode)); },
           nb::arg("mode"))
-      .def("flows", &flows_dict)
+      .def("flows", &Comparison::flows, nb::call_guard<nb::gil_scoped_release>())
       .def("classic",
            [](const Comparison& c) {
              return scores_dict(

@@ -101,6 +101,10 @@ void show_progress(nb::object callable) {
 }  // namespace
 
 NB_MODULE(_core, m) {
+  // Arrow tables hold views of bound results (GroupTable, PerItemRows, ClusterFlows), and
+  // pyarrow may free its buffers after this module at exit: nanobind would then report the
+  // results still alive as leaks, on the command line's stderr.
+  nb::set_leak_warnings(false);
   set_interrupt_check(&python_signal_raised);
   threads_from_environment();
   huge_pages_from_environment();

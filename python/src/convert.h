@@ -50,6 +50,15 @@ nb::object to_numpy(V&& v) {
   return nb::cast(nb::ndarray<nb::numpy, T, nb::ndim<1>>(heap->data(), {heap->size()}, owner));
 }
 
+// A read-only numpy view of `v`, a member of the bound result `owner`: no copy, and the
+// view keeps the result alive.
+template <class T>
+using View = nb::ndarray<nb::numpy, const T, nb::ndim<1>>;
+template <class T, class A>
+View<T> view_of(const std::vector<T, A>& v, nb::handle owner) {
+  return View<T>(v.data(), {v.size()}, owner);
+}
+
 // An id column arrives as (kind, values) for integers or (kind, chars, offsets) for
 // strings, with an optional validity byte array last; see clusterscore/_arrays.py.
 inline IdColumn id_column(const nb::tuple& t) {

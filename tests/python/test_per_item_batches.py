@@ -2,6 +2,9 @@
 the same rows in the same order as the whole table, bad batch sizes and item indices
 refused, and Parquet files written batch by batch equal to the whole table's."""
 
+import subprocess
+import sys
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -121,3 +124,26 @@ def test_classic_scores_are_computed_once():
     assert core.classic_calls == 1
     assert second["adjusted_rand_score"] != "changed by the caller"
     assert second == cs.evaluate(*random_inputs(4)).classic
+
+
+def test_tables_are_views_of_the_core_results_and_outlive_them_quietly():
+    """Level, per-item and flow tables wrap the core's arrays without a copy (read-only
+    views that keep the result alive), and tables still alive at exit say nothing."""
+    script = """
+import gc
+import numpy as np
+import clusterscore as cs
+t = {i: i // 3 for i in range(300)}
+a = {i: i // 4 for i in range(300)}
+e = cs.evaluate(t, a, resamples=1)
+g = e._core.by_cluster(cs._core.Side.a)
+w = g.weight
+del g
+gc.collect()
+assert not w.flags.writeable and w.base is not None and float(w[0]) == 3.0
+table = e.per_cluster_table("truth")
+flows = cs.diff(t, a).flows_table()
+items = e.per_item_table()
+"""
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr == "", r.stderr

@@ -258,7 +258,22 @@ class BatchCoder:
 
     def values(self) -> tuple: ...
 
-def paired_bootstrap(sums: list, resamples: int, seed: int, confidence: float, cluster_rank: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> dict: ...
+class BootstrapResult:
+    """
+    A paired bootstrap's value rows (per run, group, metric) and delta rows (per pair of runs, group, metric); their columns are read-only views of the rows.
+    """
+
+    @property
+    def metrics(self) -> list[str]: ...
+
+    @property
+    def clusters(self) -> int: ...
+
+    def value_column(self, name: str) -> object: ...
+
+    def delta_column(self, name: str) -> object: ...
+
+def paired_bootstrap(sums: list, resamples: int, seed: int, confidence: float, cluster_rank: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> BootstrapResult: ...
 
 class ItemGrouping:
     @property

@@ -184,8 +184,8 @@ class Evaluation(Comparison):
         sums = [_core.stacked_sums(self._core, [g for g, _ in parts])]
         with step(f"bootstrap ({self.bootstrap.resamples:,} resamples)"):
             result = _core.paired_bootstrap(sums, *self.bootstrap.args(), self.cluster_rank)
-        self.clusters_resampled = result["clusters"]
-        values = result["values"]
+        self.clusters_resampled = result.clusters
+        values = bootstrap_rows(result)
         first = 0
         for key, (grouping, labels_of) in zip(keys, parts, strict=True):
             n = 1 if grouping is None else int(grouping.n_groups)
@@ -202,6 +202,20 @@ class Evaluation(Comparison):
 def interval_key(by: str | Sequence[str]) -> tuple[str, ...]:
     """A slice column's name, or several, as intervals and deltas are kept by."""
     return (by,) if isinstance(by, str) else tuple(by)
+
+
+_SPREAD = ("no_interval", "std_error", "ci_low", "ci_high", "resamples", "units")
+_VALUE_COLUMNS = ("run", "group", "metric", "estimate", *_SPREAD)
+_DELTA_COLUMNS = ("run_a", "run_b", "group", "metric", "value_a", "value_b", "delta", *_SPREAD)
+
+
+def bootstrap_rows(result: Any, deltas: bool = False) -> dict[str, Any]:
+    """A paired bootstrap's value rows (or delta rows) as columns: views of the core's
+    rows, each metric by its name."""
+    column = result.delta_column if deltas else result.value_column
+    out = {c: column(c) for c in (_DELTA_COLUMNS if deltas else _VALUE_COLUMNS)}
+    out["metric"] = np.asarray(result.metrics, dtype=object)[out["metric"]]
+    return out
 
 
 def groups_of(d: dict[str, Any], first: int, n: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from ._estimates import (
     interval_notes,
     most_interval_groups,
 )
-from ._evaluate import Evaluation, groups_of, interval_key, values_table
+from ._evaluate import Evaluation, bootstrap_rows, groups_of, interval_key, values_table
 from ._io import load_clustering, load_items
 from ._notebook import headline, result_html
 from ._options import ScoreOptions
@@ -197,12 +197,12 @@ class RunComparison:
             rank = evals[0].cluster_rank
             share = evals[0].sampled_share
             result = _core.paired_bootstrap(sums, *self.bootstrap.args(), rank)
-        self.clusters_resampled = result["clusters"]
+        self.clusters_resampled = result.clusters
         first = 0
         for key, p in zip(keys, parts, strict=True):
             n = 1 if p is None else int(p[0][0].n_groups)
-            values = groups_of(result["values"], first, n)
-            d = groups_of(result["deltas"], first, n)
+            values = groups_of(bootstrap_rows(result), first, n)
+            d = groups_of(bootstrap_rows(result, deltas=True), first, n)
             first += n
             # Each run's values came from the same resamples as its own bootstrap would
             # draw: kept as its intervals, unless the grouping was cut to fewer values
@@ -212,7 +212,7 @@ class RunComparison:
                 for run, e in enumerate(evals):
                     if e.bootstrap == self.bootstrap and e.sampled_share == share:
                         table = values_table(values, labels_of, run)
-                        e.hold_intervals(key, table, result["clusters"])
+                        e.hold_intervals(key, table, result.clusters)
             self._deltas[key] = self._delta_rows(d, None if p is None else p[0][1])
 
     def _delta_rows(self, d: dict[str, Any], labels_of: Any) -> pa.Table:

@@ -1,6 +1,7 @@
 // Bindings of a comparison of two clusterings: its construction, coverage, every level
 // of aggregation, per-item rows, flows, and the bootstrap over truth clusters.
 #include <climits>
+#include <cstddef>
 #include <memory>
 #include <span>
 
@@ -12,84 +13,81 @@
 namespace clusterscore::bindings {
 namespace {
 
-void put_spread(nb::dict& d, const std::vector<Spread>& s) {
-  std::vector<double> std_error, ci_low, ci_high;
-  std::vector<uint32_t> resamples, units;
-  std::vector<uint8_t> none;
-  for (const Spread& x : s) {
-    units.push_back(x.units);
-    std_error.push_back(x.std_error);
-    ci_low.push_back(x.ci_low);
-    ci_high.push_back(x.ci_high);
-    resamples.push_back(x.resamples);
-    none.push_back(uint8_t(x.none));
-  }
-  d["no_interval"] = to_numpy(std::move(none));
-  d["std_error"] = to_numpy(std::move(std_error));
-  d["ci_low"] = to_numpy(std::move(ci_low));
-  d["ci_high"] = to_numpy(std::move(ci_high));
-  d["resamples"] = to_numpy(std::move(resamples));
-  d["units"] = to_numpy(std::move(units));
-}
-
-// The bootstrap's rows as columns (run and group indices, metric names): {"values": each
-// run's estimates, "deltas": each pair's}.
-nb::dict bootstrap_dict(
+// The bootstrap of the runs' sums (stacked_sums()): all of one kind, with the GIL released.
+BootstrapResult bootstrap_of(
     const nb::list& sums, uint32_t resamples, uint64_t seed, double confidence,
     nb::ndarray<const uint32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> rank) {
   const BootstrapOptions o{resamples, seed, confidence, {rank.data(), rank.data() + rank.shape(0)}};
-  BootstrapResult r;
   if (sums.size() > 0 && nb::isinstance<CellSums>(sums[0])) {
     std::vector<CellSums> runs;
     for (nb::handle h : sums) runs.push_back(nb::cast<const CellSums&>(h));
     nb::gil_scoped_release release;
-    r = paired_bootstrap(runs, o);
-  } else {
-    std::vector<ClusterSums> runs;
-    for (nb::handle h : sums) runs.push_back(nb::cast<const ClusterSums&>(h));
-    nb::gil_scoped_release release;
-    r = paired_bootstrap(runs, o);
+    return paired_bootstrap(runs, o);
   }
-  std::vector<uint32_t> run, vgroup, run_a, run_b, group;
-  std::vector<double> estimate, value_a, value_b, delta;
-  std::vector<Spread> vspread, spread;
-  nb::list vmetric, metric;
-  for (const ValueRow& x : r.values) {
-    run.push_back(x.run);
-    vgroup.push_back(x.group);
-    vmetric.append(r.metrics[x.metric]);
-    estimate.push_back(x.estimate);
-    vspread.push_back(x.spread);
-  }
-  for (const DeltaRow& x : r.rows) {
-    run_a.push_back(x.run_a);
-    run_b.push_back(x.run_b);
-    group.push_back(x.group);
-    metric.append(r.metrics[x.metric]);
-    value_a.push_back(x.value_a);
-    value_b.push_back(x.value_b);
-    delta.push_back(x.delta);
-    spread.push_back(x.spread);
-  }
-  nb::dict v, d;
-  v["run"] = to_numpy(std::move(run));
-  v["group"] = to_numpy(std::move(vgroup));
-  v["metric"] = vmetric;
-  v["estimate"] = to_numpy(std::move(estimate));
-  put_spread(v, vspread);
-  d["run_a"] = to_numpy(std::move(run_a));
-  d["run_b"] = to_numpy(std::move(run_b));
-  d["group"] = to_numpy(std::move(group));
-  d["metric"] = metric;
-  d["value_a"] = to_numpy(std::move(value_a));
-  d["value_b"] = to_numpy(std::move(value_b));
-  d["delta"] = to_numpy(std::move(delta));
-  put_spread(d, spread);
-  nb::dict out;
-  out["values"] = v;
-  out["deltas"] = d;
-  out["clusters"] = r.clusters;
-  return out;
+  std::vector<ClusterSums> runs;
+  for (nb::handle h : sums) runs.push_back(nb::cast<const ClusterSums&>(h));
+  nb::gil_scoped_release release;
+  return paired_bootstrap(runs, o);
+}
+
+// A column of a bootstrap's rows (value or delta rows, arrays of structs): where its
+// field sits in a row, and of which type.
+enum class FieldType { kU32, kF64, kU8 };
+struct Field {
+  const char* name;
+  size_t offset;
+  FieldType type;
+};
+template <class Row>
+constexpr Field kSpreadFields[] = {
+    {"std_error", offsetof(Row, spread) + offsetof(Spread, std_error), FieldType::kF64},
+    {"ci_low", offsetof(Row, spread) + offsetof(Spread, ci_low), FieldType::kF64},
+    {"ci_high", offsetof(Row, spread) + offsetof(Spread, ci_high), FieldType::kF64},
+    {"resamples", offsetof(Row, spread) + offsetof(Spread, resamples), FieldType::kU32},
+    {"units", offsetof(Row, spread) + offsetof(Spread, units), FieldType::kU32},
+    {"no_interval", offsetof(Row, spread) + offsetof(Spread, none), FieldType::kU8},
+    {"group", offsetof(Row, group), FieldType::kU32},
+    {"metric", offsetof(Row, metric), FieldType::kU32},
+};
+constexpr Field kValueFields[] = {{"run", offsetof(ValueRow, run), FieldType::kU32},
+                                  {"estimate", offsetof(ValueRow, estimate), FieldType::kF64}};
+constexpr Field kDeltaFields[] = {{"run_a", offsetof(DeltaRow, run_a), FieldType::kU32},
+                                  {"run_b", offsetof(DeltaRow, run_b), FieldType::kU32},
+                                  {"value_a", offsetof(DeltaRow, value_a), FieldType::kF64},
+                                  {"value_b", offsetof(DeltaRow, value_b), FieldType::kF64},
+                                  {"delta", offsetof(DeltaRow, delta), FieldType::kF64}};
+
+// A read-only view of the field at `offset` of every row of `rows`, strided over the
+// rows: no copy, and the view keeps `owner` (the result holding `rows`) alive.
+template <class T, class Row>
+View<T> field_view(const std::vector<Row>& rows, size_t offset, nb::handle owner) {
+  static_assert(sizeof(Row) % sizeof(double) == 0 && alignof(Row) >= alignof(double));
+  static const Row kNoRow{};
+  const char* first = reinterpret_cast<const char*>(rows.empty() ? &kNoRow : rows.data());
+  const size_t shape[1] = {rows.size()};
+  const int64_t strides[1] = {int64_t(sizeof(Row) / sizeof(T))};
+  return View<T>(reinterpret_cast<const T*>(first + offset), 1, shape, owner, strides);
+}
+
+// The column `name` of `rows` (its fields: kSpreadFields' and `own`), as a field_view().
+template <class Row, size_t N>
+nb::object rows_column(const std::vector<Row>& rows, const Field (&own)[N], const std::string& name,
+                       nb::handle owner) {
+  const auto view = [&](const Field& f) -> nb::object {
+    switch (f.type) {
+      case FieldType::kU32:
+        return nb::cast(field_view<uint32_t>(rows, f.offset, owner));
+      case FieldType::kF64:
+        return nb::cast(field_view<double>(rows, f.offset, owner));
+      default:
+        return nb::cast(field_view<uint8_t>(rows, f.offset, owner));
+    }
+  };
+  for (const Field& f : kSpreadFields<Row>)
+    if (name == f.name) return view(f);
+  for (const Field& f : own)
+    if (name == f.name) return view(f);
+  throw nb::key_error(("no column " + name).c_str());
 }
 
 // Comparison::per_item() for the given items, with the GIL released.
@@ -102,6 +100,12 @@ PerItemRows per_item_rows(const Comparison& c, const Array<uint32_t>& item_index
 template <class T, auto Member>
 auto member_view(nb::handle_t<T> self) {
   return view_of(nb::cast<const T&>(self).*Member, self);
+}
+
+// The same for an array member of a member (ClusterFlows' flows).
+template <class T, auto Outer, auto Member>
+auto nested_view(nb::handle_t<T> self) {
+  return view_of(nb::cast<const T&>(self).*Outer.*Member, self);
 }
 
 // The column of a result's `columns` at `k`, as a view.
@@ -250,7 +254,27 @@ void bind_comparison(nb::module_& m) {
                                                                  : value_offsets<int64_t>(v.ends);
         return nb::make_tuple(to_numpy(std::move(v.bytes)), offsets);
       });
-  m.def("paired_bootstrap", &bootstrap_dict, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
+  nb::class_<BootstrapResult>(m, "BootstrapResult",
+                              "A paired bootstrap's value rows (per run, group, metric) and delta "
+                              "rows (per pair of runs, group, metric); their columns are read-only "
+                              "views of the rows.")
+      .def_ro("metrics", &BootstrapResult::metrics)
+      .def_ro("clusters", &BootstrapResult::clusters)
+      .def(
+          "value_column",
+          [](nb::handle_t<BootstrapResult> self, const std::string& name) {
+            return rows_column(nb::cast<const BootstrapResult&>(self).values, kValueFields, name,
+                               self);
+          },
+          nb::arg("name"))
+      .def(
+          "delta_column",
+          [](nb::handle_t<BootstrapResult> self, const std::string& name) {
+            return rows_column(nb::cast<const BootstrapResult&>(self).rows, kDeltaFields, name,
+                               self);
+          },
+          nb::arg("name"));
+  m.def("paired_bootstrap", &bootstrap_of, nb::arg("sums"), nb::arg("resamples"), nb::arg("seed"),
         nb::arg("confidence"), nb::arg("cluster_rank"));
 
   nb::class_<ItemGrouping>(m, "ItemGrouping")
@@ -286,21 +310,12 @@ void bind_comparison(nb::module_& m) {
                            "rows naming each flow's clusters, its items, weight and shares.")
       .def_prop_ro("a_cluster_row", &member_view<ClusterFlows, &ClusterFlows::a_cluster_row>)
       .def_prop_ro("b_cluster_row", &member_view<ClusterFlows, &ClusterFlows::b_cluster_row>)
-      .def_prop_ro("items",
-                   [](nb::handle_t<ClusterFlows> self) {
-                     return view_of(nb::cast<const ClusterFlows&>(self).flows.items, self);
-                   })
-      .def_prop_ro("weight",
-                   [](nb::handle_t<ClusterFlows> self) {
-                     return view_of(nb::cast<const ClusterFlows&>(self).flows.weight, self);
-                   })
+      .def_prop_ro("items", &nested_view<ClusterFlows, &ClusterFlows::flows, &FlowTable::items>)
+      .def_prop_ro("weight", &nested_view<ClusterFlows, &ClusterFlows::flows, &FlowTable::weight>)
       .def_prop_ro("share_of_base",
-                   [](nb::handle_t<ClusterFlows> self) {
-                     return view_of(nb::cast<const ClusterFlows&>(self).flows.share_of_base, self);
-                   })
-      .def_prop_ro("share_of_exp", [](nb::handle_t<ClusterFlows> self) {
-        return view_of(nb::cast<const ClusterFlows&>(self).flows.share_of_exp, self);
-      });
+                   &nested_view<ClusterFlows, &ClusterFlows::flows, &FlowTable::share_of_base>)
+      .def_prop_ro("share_of_exp",
+                   &nested_view<ClusterFlows, &ClusterFlows::flows, &FlowTable::share_of_exp>);
 
   nb::class_<Comparison>(m, "Comparison")
       .def(nb::new_(&make_comparison), nb::arg("role_a"), nb::arg("a_items"), nb::arg("a_clusters"),

@@ -6,6 +6,7 @@ collected for the test to check."""
 from __future__ import annotations
 
 import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +20,23 @@ BROWSER = shutil.which("chromium") or shutil.which("chromium-browser")
 class Seen:
     console: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+
+
+def stored(page: Any, profile: Path, timeout: float = 30.0) -> None:
+    """Waits until what the page has put in localStorage is on disk in `profile`.
+    Chromium writes localStorage out about 5 s after a change (and at a clean exit, which a
+    loaded machine can cut short): a test that closes the browser and opens the page again
+    waits for it, as a person closing the browser seconds after the last answer does not
+    test the page. A marker written last is looked for in the storage's log."""
+    marker = f"clusterscore-test-marker-{time.monotonic_ns()}"
+    page.evaluate("m => localStorage.setItem(m, '1')", marker)
+    logs = profile / "Default" / "Local Storage" / "leveldb"
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if any(marker.encode() in f.read_bytes() for f in logs.glob("*.log")):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"localStorage not written to {logs} in {timeout} s")
 
 
 @contextmanager

@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
-from browser import Seen, download, opened
+from browser import Seen, download, opened, stored
 from conftest import EXAMPLE
 from test_hostile_report import PAYLOADS, WATCH
 
@@ -89,6 +89,7 @@ def test_two_raters_close_reopen_export_and_estimate(sample, tmp_path):
         assert _shown(page) == last[1:]
         del given[last]
         assert page.inner_text("#progress").startswith("89 of")
+        stored(page, profile)
     with opened(page_file, profile, seen) as page:  # closed midway, opened again
         assert page.input_value("#rater") == "alice"
         _start(page, "alice")

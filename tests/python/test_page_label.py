@@ -10,7 +10,7 @@ import json
 import math
 
 import pandas as pd
-from browser import Seen, download, opened
+from browser import Seen, download, opened, stored
 from conftest import EXAMPLE
 from test_hostile_report import PAYLOADS, WATCH
 from test_page_judge import SHEET
@@ -73,6 +73,7 @@ def test_label_twenty_seeds_export_build_the_truth_and_evaluate(run_cli, tmp_pat
         for _ in range(10):
             _label_seed(page, added)
         assert page.inner_text("#progress").startswith("10 of 20")
+        stored(page, profile)
     with opened(page_file, profile, seen) as page:  # closed midway, opened again
         page.keyboard.press("Enter")  # the name is remembered
         assert page.inner_text("#progress").startswith("10 of 20"), "nothing lost"

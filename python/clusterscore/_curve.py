@@ -92,12 +92,13 @@ class ThresholdCurve:
         self.caveat = common_scope_caveat(base)
         given = [] if thresholds is None else _thresholds(thresholds, self._score)
         with base._errors(pairs=self._pairs), step("curve over the thresholds"):
-            d = _core.threshold_curve(base.core, self._left, self._right, self._score, given,
+            t = _core.threshold_curve(base.core, self._left, self._right, self._score, given,
                                       int(max_points))  # fmt: skip
-        best = d.pop("best")
-        self.pairs, self.distinct_scores = int(d.pop("pairs")), int(d.pop("distinct_scores"))
-        self.curve = pd.DataFrame(d)
-        self._best_rows = best
+        self.pairs, self.distinct_scores = int(t.pairs), int(t.distinct_scores)
+        columns = {"threshold": t.threshold, "clusters": t.clusters}
+        columns.update({name: t.metric(k) for k, name in enumerate(t.metrics)})
+        self.curve = pd.DataFrame(columns)
+        self._best_rows = t.best
 
     def best(self, metric: str) -> Best:
         """The threshold where `metric` (a column of `.curve`) is best, by its direction

@@ -1,4 +1,4 @@
-// Bindings of the curve over match thresholds: the curve's rows as columns, and the
+// Bindings of the curve over match thresholds: the curve's rows (CurveTable), and the
 // clustering at one threshold.
 #include "convert.h"
 #include "curves/threshold_curve.h"
@@ -12,31 +12,47 @@ ScoredPairs scored_pairs(const Array<uint32_t>& left, const Array<uint32_t>& rig
       {left.data(), left.shape(0)}, {right.data(), right.shape(0)}, {score.data(), score.shape(0)}};
 }
 
-// threshold_curve() as {"threshold", "clusters", every metric: arrays; "best":
-// {metric: row or None}; "pairs", "distinct_scores": counts}.
-nb::dict curve_dict(const Comparison& c, const Array<uint32_t>& left, const Array<uint32_t>& right,
-                    const Array<double>& score, std::vector<double> thresholds, size_t max_points) {
-  CurveTable t = without_gil([&] {
-    return threshold_curve(c, scored_pairs(left, right, score),
-                           CurveOptions{std::move(thresholds), max_points});
-  });
-  nb::dict d, best;
-  d["threshold"] = to_numpy(std::move(t.threshold));
-  d["clusters"] = to_numpy(std::move(t.clusters));
-  for (size_t k = 0; k < t.metrics.names.size(); ++k)
-    d[t.metrics.names[k].c_str()] = to_numpy(std::move(t.metrics.columns[k]));
-  for (size_t b = 0; b < t.best.size(); ++b)
-    best[kCurveBest[b]] = t.best[b] == kNone ? nb::none() : nb::cast(t.best[b]);
-  d["best"] = best;
-  d["pairs"] = t.pairs;
-  d["distinct_scores"] = t.distinct_scores;
-  return d;
+CurveTable curve(const Comparison& c, const Array<uint32_t>& left, const Array<uint32_t>& right,
+                 const Array<double>& score, std::vector<double> thresholds, size_t max_points) {
+  nb::gil_scoped_release release;
+  return threshold_curve(c, scored_pairs(left, right, score),
+                         CurveOptions{std::move(thresholds), max_points});
 }
 
 }  // namespace
 
 void bind_curves(nb::module_& m) {
-  m.def("threshold_curve", &curve_dict, nb::arg("comparison"), nb::arg("left"), nb::arg("right"),
+  nb::class_<CurveTable>(m, "CurveTable",
+                         "A curve's rows: each threshold, its clusters and overall metrics "
+                         "(read-only views of the core's arrays), the best row of each of "
+                         "f1, f1_of_means and pair_f1, and the pairs counted.")
+      .def_prop_ro("threshold",
+                   [](nb::handle_t<CurveTable> self) {
+                     return view_of(nb::cast<const CurveTable&>(self).threshold, self);
+                   })
+      .def_prop_ro("clusters",
+                   [](nb::handle_t<CurveTable> self) {
+                     return view_of(nb::cast<const CurveTable&>(self).clusters, self);
+                   })
+      .def_prop_ro("metrics", [](const CurveTable& t) { return t.metrics.names; })
+      .def(
+          "metric",
+          [](nb::handle_t<CurveTable> self, size_t k) {
+            const CurveTable& t = nb::cast<const CurveTable&>(self);
+            if (k >= t.metrics.columns.size()) throw nb::index_error("no such metric");
+            return view_of(t.metrics.columns[k], self);
+          },
+          nb::arg("k"))
+      .def_prop_ro("best",
+                   [](const CurveTable& t) {
+                     nb::dict best;  // metric → its best row, or None
+                     for (size_t b = 0; b < t.best.size(); ++b)
+                       best[kCurveBest[b]] = t.best[b] == kNone ? nb::none() : nb::cast(t.best[b]);
+                     return best;
+                   })
+      .def_ro("pairs", &CurveTable::pairs)
+      .def_ro("distinct_scores", &CurveTable::distinct_scores);
+  m.def("threshold_curve", &curve, nb::arg("comparison"), nb::arg("left"), nb::arg("right"),
         nb::arg("score"), nb::arg("thresholds"), nb::arg("max_points"));
   m.def(
       "components_at",

@@ -115,6 +115,67 @@ class PairKind(enum.Enum):
 
     self = 3
 
+class PairSampleTable:
+    """
+    A sample's distinct pairs of items with their draws (read-only views of the core's arrays).
+    """
+
+    @property
+    def item_i(self) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def item_j(self) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def draws(self) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def kind(self) -> Annotated[NDArray[numpy.uint8], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def stratum(self) -> Annotated[NDArray[numpy.uint8], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def U_i(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def B_i(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def E_i(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+class UnitPairDraws:
+    """
+    A sample's draws as units and positions in them, for the engine that holds the units' items (read-only views).
+    """
+
+    @property
+    def unit_i(self) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def unit_j(self) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def at_i(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def at_j(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def kind(self) -> Annotated[NDArray[numpy.uint8], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def stratum(self) -> Annotated[NDArray[numpy.uint8], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def U_i(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def B_i(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def E_i(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
 class SampleMode(enum.Enum):
     plain = 0
 
@@ -372,9 +433,9 @@ class Comparison:
 
     def per_item(self, items: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], counts: MetricTable) -> PerItemRows: ...
 
-    def sample_pairs(self, pairs: int, stable_pairs: int, mode: SampleMode, seed: int) -> dict: ...
+    def sample_pairs(self, pairs: int, stable_pairs: int, mode: SampleMode, seed: int) -> PairSampleTable: ...
 
-    def sample_unit_pairs(self, pairs: int, stable_pairs: int, mode: SampleMode, seed: int) -> dict: ...
+    def sample_unit_pairs(self, pairs: int, stable_pairs: int, mode: SampleMode, seed: int) -> UnitPairDraws: ...
 
     def items_rows(self, items: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> object: ...
 

@@ -374,24 +374,24 @@ def _count(n: Any, name: str) -> int:
     return int(n)
 
 
-def _sample_table(d: Diff, raw: dict, item_col: str) -> pa.Table:
+def _sample_table(d: Diff, raw: Any, item_col: str) -> pa.Table:
     base, _, items = d.sources
     ids = base.table.column(item_col)
     cols: dict[str, Any] = {
-        "item_i": ids.take(raw["item_i"]),
-        "item_j": ids.take(raw["item_j"]),
-        "kind": kind_column(raw["kind"]),
-        "draws": raw["draws"].astype(np.int64),
-        "stratum": raw["stratum"].astype(np.int8),
-        "U_i": raw["U_i"],
-        "B_i": raw["B_i"],
-        "E_i": raw["E_i"],
+        "item_i": ids.take(raw.item_i),
+        "item_j": ids.take(raw.item_j),
+        "kind": kind_column(raw.kind),
+        "draws": raw.draws.astype(np.int64),
+        "stratum": raw.stratum.astype(np.int8),
+        "U_i": raw.U_i,
+        "B_i": raw.B_i,
+        "E_i": raw.E_i,
     }
     if items is not None:
         table = items.table
         attrs = [c for c in table.column_names if c != item_col]
         for side in ("i", "j"):
-            rows = d.core.items_rows(raw[f"item_{side}"])
+            rows = d.core.items_rows(getattr(raw, f"item_{side}"))
             idx = pa.array(rows.astype(np.int64), mask=rows == _NONE)
             for c in attrs:
                 cols[f"{c}_{side}"] = _arrays.take(table.column(c), idx)

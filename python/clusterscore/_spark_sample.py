@@ -36,15 +36,15 @@ def sample_from_diff(
         raise ValueError(f"base vs exp: {e}") from None
     item_i, item_j = _pick_items(d._spark, raw)
     # A unit's two draws may be one item: a self pair, as the in-process sampler says.
-    kinds, code = raw["kind"].copy(), _sample.KINDS.index
+    kinds, code = raw.kind.copy(), _sample.KINDS.index
     kinds[(kinds == code("stable")) & pc.equal(item_i, item_j).to_numpy(zero_copy_only=False)] = (
         code("self")
     )
     drawn = pa.table(
         {
             "item_i": item_i, "item_j": item_j, "kind": _sample.kind_column(kinds),
-            "stratum": raw["stratum"].astype(np.int8), "U_i": raw["U_i"], "B_i": raw["B_i"],
-            "E_i": raw["E_i"], _DRAW: np.arange(len(item_i), dtype=np.int64),
+            "stratum": raw.stratum.astype(np.int8), "U_i": raw.U_i, "B_i": raw.B_i,
+            "E_i": raw.E_i, _DRAW: np.arange(len(item_i), dtype=np.int64),
         }
     )  # fmt: skip
     table = _with_attributes(d._spark, _distinct_pairs(drawn))
@@ -72,19 +72,19 @@ def _distinct_pairs(drawn: pa.Table) -> pa.Table:
     )  # fmt: skip
 
 
-def _pick_items(u: _Units, raw: dict[str, np.ndarray]) -> tuple[pa.Array, pa.Array]:
+def _pick_items(u: _Units, raw: Any) -> tuple[pa.Array, pa.Array]:
     """The items the draws land on: each drawn unit's items in the order of their ids, the
     core picking the one at the draw's position (in the Spark worker holding the unit)."""
     F = _functions()
     ca, cb = u.cluster_cols
-    draws = len(raw["unit_i"])
-    units = np.concatenate([raw["unit_i"], raw["unit_j"]]).astype(np.int64)
+    draws = len(raw.unit_i)
+    units = np.concatenate([raw.unit_i, raw.unit_j]).astype(np.int64)
     wanted = pa.table(
         {
             ca: u.clusters["base"].take(units), cb: u.clusters["exp"].take(units),
             _KIND: pa.array(np.ones(len(units), np.int8)),
             _WEIGHT: pa.nulls(len(units), pa.float64()),
-            _AT: np.concatenate([raw["at_i"], raw["at_j"]]),
+            _AT: np.concatenate([raw.at_i, raw.at_j]),
             _DRAW: np.arange(len(units), dtype=np.int64),
         }
     )  # fmt: skip

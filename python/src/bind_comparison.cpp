@@ -350,9 +350,9 @@ void bind_comparison(nb::module_& m) {
       .def("cell_counts",
            [](const Comparison& c) { return without_gil([&] { return c.cell_counts(); }); })
       .def("per_item", &per_item_rows, nb::arg("items"), nb::arg("counts"))
-      .def("sample_pairs", &sample_dict, nb::arg("pairs"), nb::arg("stable_pairs"), nb::arg("mode"),
-           nb::arg("seed"))
-      .def("sample_unit_pairs", &unit_draws_dict, nb::arg("pairs"), nb::arg("stable_pairs"),
+      .def("sample_pairs", &sample_table, nb::arg("pairs"), nb::arg("stable_pairs"),
+           nb::arg("mode"), nb::arg("seed"))
+      .def("sample_unit_pairs", &unit_draws, nb::arg("pairs"), nb::arg("stable_pairs"),
            nb::arg("mode"), nb::arg("seed"))
       .def(
           "items_rows",

@@ -29,47 +29,46 @@ nb::dict needed_dict(const DrawsNeeded& n) {
   return d;
 }
 
+PairSampleTable sample_table(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
+                             SampleMode mode, uint64_t seed) {
+  nb::gil_scoped_release release;
+  return sample_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed});
+}
+
+UnitPairDraws unit_draws(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
+                         SampleMode mode, uint64_t seed) {
+  nb::gil_scoped_release release;
+  return sample_unit_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed});
+}
+
 namespace {
 
-// The columns both sample tables have, moved into `d`: each row's kind (as its code),
-// stratum, and item i's U, B, E.
-template <class Table>
-void add_shared_columns(Table& t, nb::dict* d) {
-  std::vector<uint8_t> kind(t.kind.size());
-  for (size_t p = 0; p < kind.size(); ++p) kind[p] = uint8_t(t.kind[p]);
-  (*d)["kind"] = to_numpy(std::move(kind));
-  (*d)["stratum"] = to_numpy(std::move(t.stratum));
-  (*d)["U_i"] = to_numpy(std::move(t.U));
-  (*d)["B_i"] = to_numpy(std::move(t.B));
-  (*d)["E_i"] = to_numpy(std::move(t.E));
+// A sample table's array member as a read-only view (view_of()), for def_prop_ro; a
+// pair kind as its code (PairKind is one byte).
+template <class T, auto Member>
+auto sample_view(nb::handle_t<T> self) {
+  const auto& v = nb::cast<const T&>(self).*Member;
+  using Value = typename std::decay_t<decltype(v)>::value_type;
+  if constexpr (std::is_same_v<Value, PairKind>) {
+    static_assert(sizeof(PairKind) == 1);
+    return View<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), {v.size()}, self);
+  } else {
+    return view_of(v, self);
+  }
+}
+
+// The columns both sample tables have: each row's kind (as its code), stratum, and item
+// i's U, B, E.
+template <class T>
+void bind_shared_columns(nb::class_<T>& c) {
+  c.def_prop_ro("kind", &sample_view<T, &T::kind>)
+      .def_prop_ro("stratum", &sample_view<T, &T::stratum>)
+      .def_prop_ro("U_i", &sample_view<T, &T::U>)
+      .def_prop_ro("B_i", &sample_view<T, &T::B>)
+      .def_prop_ro("E_i", &sample_view<T, &T::E>);
 }
 
 }  // namespace
-
-nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, SampleMode mode,
-                     uint64_t seed) {
-  PairSampleTable t =
-      without_gil([&] { return sample_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed}); });
-  nb::dict d;
-  d["item_i"] = to_numpy(std::move(t.item_i));
-  d["item_j"] = to_numpy(std::move(t.item_j));
-  d["draws"] = to_numpy(std::move(t.draws));
-  add_shared_columns(t, &d);
-  return d;
-}
-
-nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
-                         SampleMode mode, uint64_t seed) {
-  UnitPairDraws t = without_gil(
-      [&] { return sample_unit_pairs(c, SampleOptions{pairs, stable_pairs, mode, seed}); });
-  nb::dict d;
-  d["unit_i"] = to_numpy(std::move(t.unit_i));
-  d["unit_j"] = to_numpy(std::move(t.unit_j));
-  d["at_i"] = to_numpy(std::move(t.at_i));
-  d["at_j"] = to_numpy(std::move(t.at_j));
-  add_shared_columns(t, &d);
-  return d;
-}
 
 namespace {
 
@@ -201,6 +200,21 @@ void bind_judging(nb::module_& m) {
       .value("merge", PairKind::kMerge)
       .value("stable", PairKind::kStable)
       .value("self", PairKind::kSelf);
+  nb::class_<PairSampleTable> table(m, "PairSampleTable",
+                                    "A sample's distinct pairs of items with their draws "
+                                    "(read-only views of the core's arrays).");
+  table.def_prop_ro("item_i", &sample_view<PairSampleTable, &PairSampleTable::item_i>)
+      .def_prop_ro("item_j", &sample_view<PairSampleTable, &PairSampleTable::item_j>)
+      .def_prop_ro("draws", &sample_view<PairSampleTable, &PairSampleTable::draws>);
+  bind_shared_columns(table);
+  nb::class_<UnitPairDraws> units(m, "UnitPairDraws",
+                                  "A sample's draws as units and positions in them, for the "
+                                  "engine that holds the units' items (read-only views).");
+  units.def_prop_ro("unit_i", &sample_view<UnitPairDraws, &UnitPairDraws::unit_i>)
+      .def_prop_ro("unit_j", &sample_view<UnitPairDraws, &UnitPairDraws::unit_j>)
+      .def_prop_ro("at_i", &sample_view<UnitPairDraws, &UnitPairDraws::at_i>)
+      .def_prop_ro("at_j", &sample_view<UnitPairDraws, &UnitPairDraws::at_j>);
+  bind_shared_columns(units);
   nb::enum_<SampleMode>(m, "SampleMode")
       .value("plain", SampleMode::kPlain)
       .value("stratified", SampleMode::kStratified)

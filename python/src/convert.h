@@ -119,9 +119,9 @@ inline nb::object opt(const std::optional<double>& v) {
 nb::dict scores_dict(const ClassicScores& s, bool weighted);
 nb::dict totals_dict(const SampleTotals& t);
 nb::dict needed_dict(const DrawsNeeded& n);
-nb::dict sample_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs, SampleMode mode,
-                     uint64_t seed);
-nb::dict unit_draws_dict(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
+PairSampleTable sample_table(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
+                             SampleMode mode, uint64_t seed);
+UnitPairDraws unit_draws(const Comparison& c, uint64_t pairs, uint64_t stable_pairs,
                          SampleMode mode, uint64_t seed);
 
 // Each area's declarations, called once by the module.

@@ -104,7 +104,30 @@ def classic_from_labels(a: object, b: object, weights: object | None, average: A
 
 def classic_from_cells(n_rows: int, n_cols: int, rows: Sequence[int], cols: Sequence[int], counts: Sequence[int], weights: Sequence[float], weights_sq: Sequence[float], weighted: bool, average: Average, beta: float, ami: bool, matching: bool) -> dict: ...
 
-def label_cells(a: object, b: object, weights: object | None) -> dict: ...
+class LabelCells:
+    """
+    The cells of two labelings (row, col, count, weight) and each label's first position (read-only views of the core's arrays).
+    """
+
+    @property
+    def row(self) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def col(self) -> Annotated[NDArray[numpy.uint32], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def count(self) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def weight(self) -> Annotated[NDArray[numpy.float64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def a_first(self) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,), writable=False)]: ...
+
+    @property
+    def b_first(self) -> Annotated[NDArray[numpy.uint64], dict(shape=(None,), writable=False)]: ...
+
+def label_cells(a: object, b: object, weights: object | None) -> LabelCells: ...
 
 class PairKind(enum.Enum):
     split = 0

@@ -362,12 +362,12 @@ def contingency_matrix(
         raise ValueError("Cannot set 'eps' when sparse=True")
     t, p = _check(labels_true, labels_pred)
     w = _weights(sample_weight, len(t))
-    d = _core.label_cells(_label_tuple(t), _label_tuple(p), w)
-    row_rank = np.argsort(np.argsort(t[d["a_first"]], kind="stable"))
-    col_rank = np.argsort(np.argsort(p[d["b_first"]], kind="stable"))
-    values = d["weight"] if w is not None else d["count"].astype(np.int64)
-    shape = (len(d["a_first"]), len(d["b_first"]))
-    m = sp.coo_matrix((values, (row_rank[d["row"]], col_rank[d["col"]])), shape=shape).tocsr()
+    c = _core.label_cells(_label_tuple(t), _label_tuple(p), w)
+    row_rank = np.argsort(np.argsort(t[c.a_first], kind="stable"))
+    col_rank = np.argsort(np.argsort(p[c.b_first], kind="stable"))
+    values = np.array(c.weight) if w is not None else c.count.astype(np.int64)
+    shape = (len(c.a_first), len(c.b_first))
+    m = sp.coo_matrix((values, (row_rank[c.row], col_rank[c.col])), shape=shape).tocsr()
     if w is None:
         m = m.astype(dtype)
     if sparse:

@@ -91,20 +91,22 @@ nb::dict classic_from_cells(size_t n_rows, size_t n_cols, std::vector<uint32_t> 
 }
 
 // Cells of two labelings with the first position of each label, for contingency_matrix.
-nb::dict label_cells(nb::handle a, nb::handle b, nb::object weights) {
+LabelCells label_cells(nb::handle a, nb::handle b, nb::object weights) {
   Columns column;
   const IdColumn ca = column(a), cb = column(b);
   Array<double> held;
   const double* w = label_weights(weights, ca.size, &held);
-  LabelCells lc = cells_from_labels(ca, cb, w);
-  nb::dict d;
-  d["row"] = to_numpy(std::move(lc.cells.row));
-  d["col"] = to_numpy(std::move(lc.cells.col));
-  d["count"] = to_numpy(std::move(lc.cells.count));
-  d["weight"] = to_numpy(std::move(lc.cells.weight));
-  d["a_first"] = to_numpy(std::move(lc.a_first));
-  d["b_first"] = to_numpy(std::move(lc.b_first));
-  return d;
+  return without_gil([&] { return cells_from_labels(ca, cb, w); });
+}
+
+// A LabelCells' array (its cells' or its own) as a read-only view of the core's.
+template <auto Member>
+auto cells_view(nb::handle_t<LabelCells> self) {
+  return view_of(nb::cast<const LabelCells&>(self).cells.*Member, self);
+}
+template <auto Member>
+auto first_view(nb::handle_t<LabelCells> self) {
+  return view_of(nb::cast<const LabelCells&>(self).*Member, self);
 }
 
 }  // namespace
@@ -122,6 +124,15 @@ void bind_classic(nb::module_& m) {
         nb::arg("rows"), nb::arg("cols"), nb::arg("counts"), nb::arg("weights"),
         nb::arg("weights_sq"), nb::arg("weighted"), nb::arg("average"), nb::arg("beta"),
         nb::arg("ami"), nb::arg("matching"));
+  nb::class_<LabelCells>(m, "LabelCells",
+                         "The cells of two labelings (row, col, count, weight) and each label's "
+                         "first position (read-only views of the core's arrays).")
+      .def_prop_ro("row", &cells_view<&CellTable::row>)
+      .def_prop_ro("col", &cells_view<&CellTable::col>)
+      .def_prop_ro("count", &cells_view<&CellTable::count>)
+      .def_prop_ro("weight", &cells_view<&CellTable::weight>)
+      .def_prop_ro("a_first", &first_view<&LabelCells::a_first>)
+      .def_prop_ro("b_first", &first_view<&LabelCells::b_first>);
   m.def("label_cells", &label_cells, nb::arg("a"), nb::arg("b"), nb::arg("weights").none());
 }
 

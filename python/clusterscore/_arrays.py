@@ -144,6 +144,12 @@ def float_array(arr: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
 
 
+def named_columns(result: Any) -> dict[str, np.ndarray]:
+    """A core result's metric columns by name (GroupTable, PerItemRows, CurveTable: `names`
+    and `column(k)`), each a read-only view of the core's array."""
+    return {name: result.column(k) for k, name in enumerate(result.names)}
+
+
 def first_bad_weight(weights: np.ndarray) -> int | None:
     """The first position whose weight is not a finite number > 0 (the core's rule,
     src/detail/weight.h, asked before the core so the error can name the file and row),

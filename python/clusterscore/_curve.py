@@ -96,8 +96,7 @@ class ThresholdCurve:
                                       int(max_points))  # fmt: skip
         self.pairs, self.distinct_scores = int(t.pairs), int(t.distinct_scores)
         columns = {"threshold": t.threshold, "clusters": t.clusters}
-        columns.update({name: t.metric(k) for k, name in enumerate(t.metrics)})
-        self.curve = pd.DataFrame(columns)
+        self.curve = pd.DataFrame({**columns, **_arrays.named_columns(t)})
         self._best_rows = t.best
 
     def best(self, metric: str) -> Best:

@@ -221,7 +221,7 @@ class Comparison:
         """Every metric over all scored items (weighted means, and the pair metrics);
         None where a metric is undefined (a pair metric without pairs)."""
         g = self._core.overall()
-        return {name: nullable(float(g.column(k)[0])) for k, name in enumerate(g.names)}
+        return {name: nullable(float(v[0])) for name, v in _arrays.named_columns(g).items()}
 
     # -- tables ---------------------------------------------------------------------------
 
@@ -267,7 +267,7 @@ class Comparison:
             ),
             "weight": rows.weight,
         }
-        cols.update(self._item_columns({n: rows.column(k) for k, n in enumerate(rows.names)}))
+        cols.update(self._item_columns(_arrays.named_columns(rows)))
         return pa.table(cols)
 
     def _item_columns(self, d: dict[str, np.ndarray]) -> dict[str, Any]:
@@ -385,7 +385,7 @@ class Comparison:
         cols["items"] = g.items.view(np.int64)  # counts < 2^63: the same bits
         cols["weight"] = g.weight
         # Undefined values (a pair metric of a group without pairs) are nulls, not NaN.
-        cols.update({name: _arrays.nan_as_null(g.column(k)) for k, name in enumerate(g.names)})
+        cols.update({name: _arrays.nan_as_null(v) for name, v in _arrays.named_columns(g).items()})
         return pa.table(cols)
 
 

@@ -99,16 +99,6 @@ LabelCells label_cells(nb::handle a, nb::handle b, nb::object weights) {
   return without_gil([&] { return cells_from_labels(ca, cb, w); });
 }
 
-// A LabelCells' array (its cells' or its own) as a read-only view of the core's.
-template <auto Member>
-auto cells_view(nb::handle_t<LabelCells> self) {
-  return view_of(nb::cast<const LabelCells&>(self).cells.*Member, self);
-}
-template <auto Member>
-auto first_view(nb::handle_t<LabelCells> self) {
-  return view_of(nb::cast<const LabelCells&>(self).*Member, self);
-}
-
 }  // namespace
 
 void bind_classic(nb::module_& m) {
@@ -127,12 +117,12 @@ void bind_classic(nb::module_& m) {
   nb::class_<LabelCells>(m, "LabelCells",
                          "The cells of two labelings (row, col, count, weight) and each label's "
                          "first position (read-only views of the core's arrays).")
-      .def_prop_ro("row", &cells_view<&CellTable::row>)
-      .def_prop_ro("col", &cells_view<&CellTable::col>)
-      .def_prop_ro("count", &cells_view<&CellTable::count>)
-      .def_prop_ro("weight", &cells_view<&CellTable::weight>)
-      .def_prop_ro("a_first", &first_view<&LabelCells::a_first>)
-      .def_prop_ro("b_first", &first_view<&LabelCells::b_first>);
+      .def_prop_ro("row", &nested_view<LabelCells, &LabelCells::cells, &CellTable::row>)
+      .def_prop_ro("col", &nested_view<LabelCells, &LabelCells::cells, &CellTable::col>)
+      .def_prop_ro("count", &nested_view<LabelCells, &LabelCells::cells, &CellTable::count>)
+      .def_prop_ro("weight", &nested_view<LabelCells, &LabelCells::cells, &CellTable::weight>)
+      .def_prop_ro("a_first", &member_view<LabelCells, &LabelCells::a_first>)
+      .def_prop_ro("b_first", &member_view<LabelCells, &LabelCells::b_first>);
   m.def("label_cells", &label_cells, nb::arg("a"), nb::arg("b"), nb::arg("weights").none());
 }
 

@@ -96,24 +96,10 @@ PerItemRows per_item_rows(const Comparison& c, const Array<uint32_t>& item_index
   return without_gil([&] { return c.per_item({item_index.data(), item_index.shape(0)}, counts); });
 }
 
-// A bound result's array member as a read-only view (view_of()), for def_prop_ro.
-template <class T, auto Member>
-auto member_view(nb::handle_t<T> self) {
-  return view_of(nb::cast<const T&>(self).*Member, self);
-}
-
-// The same for an array member of a member (ClusterFlows' flows).
-template <class T, auto Outer, auto Member>
-auto nested_view(nb::handle_t<T> self) {
-  return view_of(nb::cast<const T&>(self).*Outer.*Member, self);
-}
-
-// The column of a result's `columns` at `k`, as a view.
+// Column `k` of a result with metric columns (GroupTable, PerItemRows).
 template <class T>
-View<double> column_view(nb::handle_t<T> self, size_t k) {
-  const T& t = nb::cast<const T&>(self);
-  if (k >= t.columns.size()) throw nb::index_error("no such column");
-  return view_of(t.columns[k], self);
+View<double> columns_view(nb::handle_t<T> self, size_t k) {
+  return column_view(nb::cast<const T&>(self).columns, k, self);
 }
 
 // Offsets from 0 to each value's end, as Arrow lays out a string column.
@@ -297,14 +283,14 @@ void bind_comparison(nb::module_& m) {
       .def_prop_ro("items", &member_view<GroupTable, &GroupTable::items>)
       .def_prop_ro("weight", &member_view<GroupTable, &GroupTable::weight>)
       .def_ro("names", &GroupTable::names)
-      .def("column", &column_view<GroupTable>, nb::arg("k"));
+      .def("column", &columns_view<GroupTable>, nb::arg("k"));
   nb::class_<PerItemRows>(m, "PerItemRows",
                           "Per item: the first row of its B cluster, its weight, and a column "
                           "per name (read-only views of the core's arrays).")
       .def_prop_ro("b_cluster_row", &member_view<PerItemRows, &PerItemRows::b_cluster_first_row>)
       .def_prop_ro("weight", &member_view<PerItemRows, &PerItemRows::weight>)
       .def_ro("names", &PerItemRows::names)
-      .def("column", &column_view<PerItemRows>, nb::arg("k"));
+      .def("column", &columns_view<PerItemRows>, nb::arg("k"));
   nb::class_<ClusterFlows>(m, "ClusterFlows",
                            "Changed (Base cluster, Exp cluster) flows, largest first: the first "
                            "rows naming each flow's clusters, its items, weight and shares.")

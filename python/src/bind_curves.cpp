@@ -26,21 +26,13 @@ void bind_curves(nb::module_& m) {
                          "A curve's rows: each threshold, its clusters and overall metrics "
                          "(read-only views of the core's arrays), the best row of each of "
                          "f1, f1_of_means and pair_f1, and the pairs counted.")
-      .def_prop_ro("threshold",
-                   [](nb::handle_t<CurveTable> self) {
-                     return view_of(nb::cast<const CurveTable&>(self).threshold, self);
-                   })
-      .def_prop_ro("clusters",
-                   [](nb::handle_t<CurveTable> self) {
-                     return view_of(nb::cast<const CurveTable&>(self).clusters, self);
-                   })
-      .def_prop_ro("metrics", [](const CurveTable& t) { return t.metrics.names; })
+      .def_prop_ro("threshold", &member_view<CurveTable, &CurveTable::threshold>)
+      .def_prop_ro("clusters", &member_view<CurveTable, &CurveTable::clusters>)
+      .def_prop_ro("names", [](const CurveTable& t) { return t.metrics.names; })
       .def(
-          "metric",
+          "column",
           [](nb::handle_t<CurveTable> self, size_t k) {
-            const CurveTable& t = nb::cast<const CurveTable&>(self);
-            if (k >= t.metrics.columns.size()) throw nb::index_error("no such metric");
-            return view_of(t.metrics.columns[k], self);
+            return column_view(nb::cast<const CurveTable&>(self).metrics.columns, k, self);
           },
           nb::arg("k"))
       .def_prop_ro("best",

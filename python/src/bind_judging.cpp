@@ -43,29 +43,15 @@ UnitPairDraws unit_draws(const Comparison& c, uint64_t pairs, uint64_t stable_pa
 
 namespace {
 
-// A sample table's array member as a read-only view (view_of()), for def_prop_ro; a
-// pair kind as its code (PairKind is one byte).
-template <class T, auto Member>
-auto sample_view(nb::handle_t<T> self) {
-  const auto& v = nb::cast<const T&>(self).*Member;
-  using Value = typename std::decay_t<decltype(v)>::value_type;
-  if constexpr (std::is_same_v<Value, PairKind>) {
-    static_assert(sizeof(PairKind) == 1);
-    return View<uint8_t>(reinterpret_cast<const uint8_t*>(v.data()), {v.size()}, self);
-  } else {
-    return view_of(v, self);
-  }
-}
-
-// The columns both sample tables have: each row's kind (as its code), stratum, and item
-// i's U, B, E.
+// The columns both sample tables have: each row's kind (as its code, view_of()), stratum,
+// and item i's U, B, E.
 template <class T>
 void bind_shared_columns(nb::class_<T>& c) {
-  c.def_prop_ro("kind", &sample_view<T, &T::kind>)
-      .def_prop_ro("stratum", &sample_view<T, &T::stratum>)
-      .def_prop_ro("U_i", &sample_view<T, &T::U>)
-      .def_prop_ro("B_i", &sample_view<T, &T::B>)
-      .def_prop_ro("E_i", &sample_view<T, &T::E>);
+  c.def_prop_ro("kind", &member_view<T, &T::kind>)
+      .def_prop_ro("stratum", &member_view<T, &T::stratum>)
+      .def_prop_ro("U_i", &member_view<T, &T::U>)
+      .def_prop_ro("B_i", &member_view<T, &T::B>)
+      .def_prop_ro("E_i", &member_view<T, &T::E>);
 }
 
 }  // namespace
@@ -203,17 +189,17 @@ void bind_judging(nb::module_& m) {
   nb::class_<PairSampleTable> table(m, "PairSampleTable",
                                     "A sample's distinct pairs of items with their draws "
                                     "(read-only views of the core's arrays).");
-  table.def_prop_ro("item_i", &sample_view<PairSampleTable, &PairSampleTable::item_i>)
-      .def_prop_ro("item_j", &sample_view<PairSampleTable, &PairSampleTable::item_j>)
-      .def_prop_ro("draws", &sample_view<PairSampleTable, &PairSampleTable::draws>);
+  table.def_prop_ro("item_i", &member_view<PairSampleTable, &PairSampleTable::item_i>)
+      .def_prop_ro("item_j", &member_view<PairSampleTable, &PairSampleTable::item_j>)
+      .def_prop_ro("draws", &member_view<PairSampleTable, &PairSampleTable::draws>);
   bind_shared_columns(table);
   nb::class_<UnitPairDraws> units(m, "UnitPairDraws",
                                   "A sample's draws as units and positions in them, for the "
                                   "engine that holds the units' items (read-only views).");
-  units.def_prop_ro("unit_i", &sample_view<UnitPairDraws, &UnitPairDraws::unit_i>)
-      .def_prop_ro("unit_j", &sample_view<UnitPairDraws, &UnitPairDraws::unit_j>)
-      .def_prop_ro("at_i", &sample_view<UnitPairDraws, &UnitPairDraws::at_i>)
-      .def_prop_ro("at_j", &sample_view<UnitPairDraws, &UnitPairDraws::at_j>);
+  units.def_prop_ro("unit_i", &member_view<UnitPairDraws, &UnitPairDraws::unit_i>)
+      .def_prop_ro("unit_j", &member_view<UnitPairDraws, &UnitPairDraws::unit_j>)
+      .def_prop_ro("at_i", &member_view<UnitPairDraws, &UnitPairDraws::at_i>)
+      .def_prop_ro("at_j", &member_view<UnitPairDraws, &UnitPairDraws::at_j>);
   bind_shared_columns(units);
   nb::enum_<SampleMode>(m, "SampleMode")
       .value("plain", SampleMode::kPlain)

@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -51,12 +52,38 @@ nb::object to_numpy(V&& v) {
 }
 
 // A read-only numpy view of `v`, a member of the bound result `owner`: no copy, and the
-// view keeps the result alive.
+// view keeps the result alive. Enums (a pair kind) are viewed as their codes.
 template <class T>
 using View = nb::ndarray<nb::numpy, const T, nb::ndim<1>>;
 template <class T, class A>
-View<T> view_of(const std::vector<T, A>& v, nb::handle owner) {
-  return View<T>(v.data(), {v.size()}, owner);
+auto view_of(const std::vector<T, A>& v, nb::handle owner) {
+  if constexpr (std::is_enum_v<T>) {
+    using Code = std::underlying_type_t<T>;
+    static_assert(sizeof(Code) == sizeof(T));
+    return View<Code>(reinterpret_cast<const Code*>(v.data()), {v.size()}, owner);
+  } else {
+    return View<T>(v.data(), {v.size()}, owner);
+  }
+}
+
+// A bound result's array member as a view_of(), for def_prop_ro.
+template <class T, auto Member>
+auto member_view(nb::handle_t<T> self) {
+  return view_of(nb::cast<const T&>(self).*Member, self);
+}
+
+// The same for an array member of a member (ClusterFlows' flows, LabelCells' cells).
+template <class T, auto Outer, auto Member>
+auto nested_view(nb::handle_t<T> self) {
+  return view_of(nb::cast<const T&>(self).*Outer.*Member, self);
+}
+
+// Column `k` of a result's metric columns (GroupTable's, PerItemRows', a curve's), viewed.
+template <class A>
+View<double> column_view(const std::vector<std::vector<double, A>>& columns, size_t k,
+                         nb::handle owner) {
+  if (k >= columns.size()) throw nb::index_error("no such column");
+  return view_of(columns[k], owner);
 }
 
 // An id column arrives as (kind, values) for integers or (kind, chars, offsets) for

@@ -132,7 +132,10 @@ Comparison::Comparison(const ClusteringInput& a, const ClusteringInput& b, const
   detail::poll_interrupt();
   if (f.pairs && scope == TruthScope::kEntities) whole_actual_clusters();
   metrics_ = f.cell_metrics(cells_, marginals());
-  pair_cells_ok_ = f.pairs && pair_sums_by_cell(cells_, marginals());
+  if (f.pairs) {
+    pair_cells_ = pair_cells(cells_, marginals(), design_);
+    pair_cells_ok_ = pair_sums_by_cell(cells_, marginals());
+  }
 }
 
 void Comparison::whole_actual_clusters() {
@@ -168,6 +171,7 @@ void Comparison::check_design(const std::vector<double>& design) const {
 void Comparison::set_design(std::vector<double> design) {
   check_design(design);
   design_ = std::move(design);
+  if (family_kernel(family_).pairs) pair_cells_ = pair_cells(cells_, marginals(), design_);
 }
 
 std::vector<double> inverse_size_design(const JoinedClusterings& j) {
@@ -292,36 +296,22 @@ GroupTable Comparison::aggregate_units(const Units& u, size_t n_groups) const {
     f.add_derived(&t);
     return t;
   }
-  Units scaled = u;
-  BigVector<double> w;
-  if (!design_.empty()) {
-    // Each unit's weight times its truth cluster's design weight, for the means only.
-    w.resize(u.weight.size());
-    for (size_t x = 0; x < w.size(); ++x) {
-      const uint32_t k = u.cell.empty() ? uint32_t(x) : u.cell[x];
-      w[x] = k == kNone ? 0.0 : u.weight[x] * design_[cells_.row[k]];
-    }
-    scaled.weight = w;
+  const bool over_cells = u.cell.empty();
+  if (over_cells && !pair_cells_ok_) {
+    // Weights too large or small to square: each item, in its cell's group.
+    BigVector<uint32_t> group(joined_.n_items());
+    for (size_t i = 0; i < group.size(); ++i)
+      group[i] = cell_of_item_[i] == kNone ? kNone : u.group[cell_of_item_[i]];
+    return aggregate_units(item_units(group), n_groups);
   }
-  // One after the other, each on every thread: side by side, one thread each, the
-  // slower of the two set the pace.
-  GroupTable t = aggregate(metrics_, scaled, n_groups, f.rename);
-  const PairSums pairs = pair_sums_of(u, n_groups);
+  Units with_squares = u;
+  if (over_cells) with_squares.weight_sq = cells_.weight_sq;
+  const PairInputs pairs{pair_cells_, over_cells, over_cells ? 1.0 : pair_scale(cells_)};
+  GroupTable t = aggregate(metrics_, with_squares, n_groups, f.rename, &pairs);
+  const PairSumColumns sums = take_pair_sums(&t);
   f.add_derived(&t);
-  add_pair_metrics(&t, pairs);
-  if (!design_.empty())
-    for (size_t i = 0; i < t.size(); ++i) t.weight[i] = pairs.weight[t.group[i]];
+  add_pair_metrics(&t, sums);
   return t;
-}
-
-PairSums Comparison::pair_sums_of(const Units& u, size_t n_groups) const {
-  if (!u.cell.empty() || pair_cells_ok_)
-    return pair_sums(cells_, marginals(), design_, u, n_groups);
-  // Weights too large or small to square: each item, in its cell's group.
-  BigVector<uint32_t> group(joined_.n_items());
-  for (size_t i = 0; i < group.size(); ++i)
-    group[i] = cell_of_item_[i] == kNone ? kNone : u.group[cell_of_item_[i]];
-  return pair_sums(cells_, marginals(), design_, item_units(group), n_groups);
 }
 
 GroupTable Comparison::aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const {

@@ -135,14 +135,12 @@ class Comparison {
  private:
   GroupTable aggregate_cells(std::span<const uint32_t> group, size_t n_groups) const;
   ItemGrouping heaviest_first(ItemGrouping g) const;  // group_items()' numbering
-  // Means over `u` (design-weighted), then the derived values, the pair metrics and the
-  // items' own weights.
+  // Means over `u` (design-weighted), then the derived values and the pair metrics (summed
+  // in the same pass), with the items' own weights.
   GroupTable aggregate_units(const Units& u, size_t n_groups) const;
   void whole_actual_clusters();  // fills actual_weight_ and actual_total_
   // Throws std::invalid_argument as set_design() says.
   void check_design(const std::vector<double>& design) const;
-  // pair_sums() over `u`, or over their items where the cells' squared weights are unsafe.
-  PairSums pair_sums_of(const Units& u, size_t n_groups) const;
 
   MetricFamily family_;
   TruthScope scope_;
@@ -155,7 +153,8 @@ class Comparison {
   std::vector<double> design_;
   std::vector<double> inclusion_;
   double sampled_share_ = 0, pair_share_ = 0;
-  bool pair_cells_ok_ = false;  // pair_sums_by_cell(), checked once
+  BigVector<PairCell> pair_cells_;  // kPointwise: pair_cells() with design_
+  bool pair_cells_ok_ = false;      // pair_sums_by_cell(), checked once
 };
 
 // Per A cluster, 1 / its number of items in A (all of them, not only those in T): the

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "metrics/pair_terms.h"
+#include "levels/pair_terms.h"
 #include "metrics/pointwise.h"
+
+// Four-lane vectors (detail/lanes.h, through pointwise_row()) pass between inlined functions
+// only: no ABI is crossed, whatever -Wpsabi says.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace clusterscore::curves_detail {
 
@@ -285,7 +289,7 @@ GroupTable CurvePass::table(const std::vector<Row>& rows) const {
   GroupTable t;
   const CellTable& cells = c_.cells();
   const double w = mean_weight_.value();
-  PairSums pairs;
+  PairSumColumns pairs;
   for (uint32_t i = 0; i < rows.size(); ++i) {
     t.group.push_back(i);
     t.items.push_back(cells.total_count);
@@ -293,7 +297,6 @@ GroupTable CurvePass::table(const std::vector<Row>& rows) const {
     pairs.together.push_back(rows[i].sums[kMeans]);
     pairs.actual.push_back(rows[i].sums[kMeans + 1]);
     pairs.truth.push_back(rows[i].sums[kMeans + 2]);
-    pairs.weight.push_back(cells.total_weight);
   }
   for (size_t k = 0; k < kMeans; ++k) {
     t.names.push_back(detail::kPointwiseNames[k]);

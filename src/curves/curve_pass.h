@@ -19,7 +19,7 @@
 namespace clusterscore::curves_detail {
 
 // The sums a curve row is read from: Σ d·w·m for each pointwise metric m, then the pair
-// metrics' three sums (metrics/pair_terms.h), d the truth cluster's design weight.
+// metrics' three sums (levels/pair_terms.h), d the truth cluster's design weight.
 constexpr size_t kMeans = detail::kPointwiseMetrics;
 constexpr size_t kSums = kMeans + 3;
 using Sums = std::array<double, kSums>;

@@ -38,7 +38,7 @@ struct ClusterSums {
   size_t n_clusters = 0;                 // truth clusters (side A of the comparison)
   size_t n_groups = 0;                   // groups of the grouping (1 without one)
   std::vector<std::string> names;        // the metrics that are means: S / W
-  bool pairs = false;                    // then 3 sums more: PairSums' together, actual, truth
+  bool pairs = false;                    // then 3 sums more: the pair sums together, actual, truth
   std::vector<uint32_t> cluster, group;  // per entry
   std::vector<double> weight;            // per entry: W (compensated)
   std::vector<double> sums;              // per entry, width() of them (compensated)

@@ -84,12 +84,17 @@ ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping
   out.inclusion = c.inclusion();
   Entries e = entries_of(c, grouping, [&](size_t i) { return j.a_cluster[i]; });
   const Units units = c.item_units(e.code);
+  // Unweighted by design (the bootstrap applies it), over the items as the levels sum them.
+  BigVector<PairCell> pair_cell;
+  PairInputs pairs;
+  if (out.pairs) {
+    pair_cell = pair_cells(c.cells(), c.marginals(), {});
+    pairs = {pair_cell, false, pair_scale(c.cells())};
+  }
   // Every entry holds an item, so the totals' rows are the entries, in code order.
-  const GroupTable t = aggregate_totals(m, units, e.size());
-  PairSums p;
-  // Unweighted by design (the bootstrap applies it), over the items as pair_sums() sums
-  // them for the levels.
-  if (out.pairs) p = pair_sums(c.cells(), c.marginals(), {}, units, e.size());
+  GroupTable t = aggregate_totals(m, units, e.size(), out.pairs ? &pairs : nullptr);
+  PairSumColumns p;
+  if (out.pairs) p = take_pair_sums(&t);
   out.cluster = std::move(e.key);
   out.group = std::move(e.group);
   out.weight = copy(t.weight);

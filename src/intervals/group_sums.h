@@ -11,7 +11,7 @@
 
 #include "detail/kahan.h"
 #include "detail/lanes.h"
-#include "metrics/pair_terms.h"
+#include "levels/pair_terms.h"
 #include "metrics/pointwise.h"
 #include "metrics/pointwise_row.h"
 

@@ -112,7 +112,7 @@ inline void Aggregator<Sums>::partitioned_as(size_t n_groups, GroupTable* out) c
     for (size_t g = 0; g < groups; ++g) sums[g].clear();
     for (size_t e = start[p]; e < start[p + 1]; ++e) {
       detail::prefetch_stream(order.data(), e);
-      if (e + kPrefetch < start[parts]) detail::prefetch(m_.row(order[e + kPrefetch].cell));
+      if (e + kPrefetch < start[parts]) prefetch_cell(order[e + kPrefetch].cell);
       add(order[e], &sums[order[e].group - base]);
     }
     for (size_t g = 0; g < groups; ++g) emit(base + uint32_t(g), sums[g], &o);
@@ -127,7 +127,10 @@ inline Rec Aggregator<Sums>::record(size_t u) const {
   r.weight = u_.weight[u];
   r.cell = cell(u);
   r.group = u_.group[u];
-  if constexpr (Counted<Rec>) r.count = decltype(r.count)(u_.count[u]);
+  if constexpr (Counted<Rec>) {
+    r.count = decltype(r.count)(u_.count[u]);
+    r.weight_sq = u_.weight_sq.empty() ? 0.0 : u_.weight_sq[u];
+  }
   return r;
 }
 
@@ -136,11 +139,9 @@ template <class Sums>
 template <class Rec>
 inline void Aggregator<Sums>::add(const Rec& r, Sums* s) const {
   if constexpr (Counted<Rec>)
-    s->count += r.count;
+    add_unit(r.weight, r.count, r.weight_sq, r.cell, s);
   else
-    s->count += 1;
-  s->weight.add(r.weight);
-  s->add_metrics(r.weight, m_.row(r.cell));
+    add_unit(r.weight, 1, 0.0, r.cell, s);
 }
 
 }  // namespace

@@ -94,6 +94,36 @@ struct Sums {
   }
 };
 
+// A group's pair sums (aggregate()'s PairInputs): design-weighted pair terms, and the
+// units' own weight (the means' weight is scaled by design).
+struct PairAcc {
+  detail::KahanSum together, actual, truth, weight;
+
+  // Adds the sums of a later stretch of units.
+  void merge(const PairAcc& o) {
+    together.add(o.together), actual.add(o.actual), truth.add(o.truth), weight.add(o.weight);
+  }
+};
+
+// Sums8 or Sums with the pair sums beside: a type of its own, so that an aggregation
+// without pairs keeps its smaller sums (more groups per partition in L2).
+template <class Base>
+struct WithPairs : Base {
+  explicit WithPairs(size_t k) : Base(k) {}
+  PairAcc pairs;
+
+  void clear() {
+    Base::clear();
+    pairs = {};
+  }
+  void merge(const WithPairs& o) {
+    Base::merge(o);
+    pairs.merge(o.pairs);
+  }
+};
+template <class S>
+concept Paired = requires(S s) { s.pairs; };
+
 }  // namespace
 }  // namespace clusterscore::levels_detail
 

@@ -40,24 +40,14 @@ inline double f1_of_means(double precision, double recall) {
 // Adds `f1_of_means` to each group.
 void add_pointwise_derived(struct GroupTable* groups);
 
-// Per group (dense codes), the sums the pair metrics are ratios of. Item i of cell k,
-// whose truth cluster has design weight d (1 when `design` is empty), adds
-// d·w·(tp − w) to `together`, d·w·(W_actual − w) to `actual` and d·w·(W_truth − w) to
-// `truth`, and w to `weight`: its pairs with the other items of its cell, of its actual
-// cluster (in the scope), of its truth cluster.
-struct PairSums {
-  std::vector<double> together, actual, truth, weight;
-};
-
-// The sums over `units` as aggregate() takes them (cells as units need cells.weight_sq,
-// and pair_sums_by_cell()). `design`: per truth cluster (row), or empty. Weights enter
-// scaled by pair_scale(), so that their products neither overflow nor underflow (the
-// ratios do not change). O(units + groups).
-PairSums pair_sums(const CellTable& cells, const ActualMarginals& m, std::span<const double> design,
-                   const Units& units, size_t n_groups);
+// Per cell, what its items pair with (the pair metrics' sums, aggregate()'s PairInputs):
+// its weight, its actual cluster's in `m` and its truth cluster's (tp, actual, truth), and
+// its truth cluster's design weight (1 when `design`, per row, is empty). O(cells).
+BigVector<PairCell> pair_cells(const CellTable& cells, const ActualMarginals& m,
+                               std::span<const double> design);
 
 // A power of two near 1 / (the mean weight of an item of T), which weights are
-// multiplied by in pair_sums().
+// multiplied by in the pair sums over items (PairInputs::scale).
 double pair_scale(const CellTable& cells);
 
 // Whether the cells' sums of squared weights serve the pair sums: every cell weight and
@@ -65,9 +55,16 @@ double pair_scale(const CellTable& cells);
 // underflows. Else pair sums must be taken over items.
 bool pair_sums_by_cell(const CellTable& cells, const ActualMarginals& m);
 
+// The three pair sums of each group, per row of a table.
+struct PairSumColumns {
+  BigVector<double> together, actual, truth;
+};
+// Moves the pair sums (kPairSumNames, aggregate()'s last columns with PairInputs) out of
+// `t`; std::logic_error if they are not there.
+PairSumColumns take_pair_sums(GroupTable* t);
 // pair_precision = together / actual, pair_recall = together / truth and pair_f1 their
-// harmonic mean, for each group of `t` (its codes index `s`); NaN where a denominator is 0.
-void add_pair_metrics(GroupTable* t, const PairSums& s);
+// harmonic mean, for each row of `t`, appended to it; NaN where a denominator is 0.
+void add_pair_metrics(GroupTable* t, const PairSumColumns& s);
 
 // The same three from the sums of one set.
 struct PairMetrics {

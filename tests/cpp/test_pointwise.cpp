@@ -232,9 +232,10 @@ TEST(Cells, ChunksAndPiecesGiveTheSameBitsOnAnyNumberOfThreads) {
   }
 }
 
-// pair_sums() past 2^20 units, by cell and by item, into few groups (summed in stretches)
-// and into many (each thread a range of groups): the same bits on 1 thread as on 3, and
-// each group's sums those of a long-double reference within rounding.
+// The pair sums as aggregate()'s columns (PairInputs) past 2^20 units, by cell and by
+// item, into few groups (summed in stretches) and into many (partitioned by ranges of
+// groups): the same bits on 1 thread as on 3, and each group's sums those of a
+// long-double reference within rounding.
 TEST(PairSums, FewOrManyGroupsGiveTheSameBitsOnAnyNumberOfThreads) {
   const size_t n = 2'300'000, n_rows = 300'000, n_cols = 400'000;
   std::mt19937_64 rng(27);
@@ -242,46 +243,55 @@ TEST(PairSums, FewOrManyGroupsGiveTheSameBitsOnAnyNumberOfThreads) {
   BigVector<uint32_t> cell_of_item;
   const CellTable t = build_cells(rows, cols, w.data(), n_rows, n_cols, &cell_of_item);
   const ActualMarginals m = common_marginals(t);
-  const std::vector<double> design;  // none: each term counts once
+  const MetricTable metrics = pointwise_cells(t, m);
+  const BigVector<PairCell> pc = pair_cells(t, m, {});  // no design: each term counts once
   for (bool by_cell : {true, false})
     for (size_t n_groups : {size_t(5), size_t(100'000)}) {
       const size_t units = by_cell ? t.size() : n;
       BigVector<uint32_t> group(units);
       for (size_t u = 0; u < units; ++u)
         group[u] = rng() % 13 == 0 ? kNone : uint32_t(rng() % n_groups);
-      const Units u =
-          by_cell ? Units{{}, group, t.weight, t.count, {}} : Units{cell_of_item, group, w, {}, {}};
-      std::vector<PairSums> got;
+      const Units u = by_cell ? Units{{}, group, t.weight, t.count, t.weight_sq}
+                              : Units{cell_of_item, group, w, {}, {}};
+      const PairInputs pairs{pc, by_cell, by_cell ? 1.0 : pair_scale(t)};
+      std::vector<GroupTable> got;
       for (unsigned threads : {1u, 3u}) {
         set_threads(threads);
-        got.push_back(pair_sums(t, m, design, u, n_groups));
+        got.push_back(aggregate(metrics, u, n_groups, {}, &pairs));
       }
       set_threads(0);
       const std::string what =
           std::string(by_cell ? "by cell, " : "by item, ") + std::to_string(n_groups) + " groups";
-      EXPECT_EQ(got[0].together, got[1].together) << what;
-      EXPECT_EQ(got[0].actual, got[1].actual) << what;
-      EXPECT_EQ(got[0].truth, got[1].truth) << what;
+      ASSERT_EQ(got[0].names.back(), "pair_truth") << what;
+      EXPECT_EQ(got[0].group, got[1].group) << what;
       EXPECT_EQ(got[0].weight, got[1].weight) << what;
+      for (size_t q = 0; q < got[0].columns.size(); ++q)
+        EXPECT_EQ(got[0].columns[q], got[1].columns[q]) << what << ", " << got[0].names[q];
+      const size_t means = metrics.width();
+      std::vector<double> together(n_groups, 0.0), weight(n_groups, 0.0);
+      for (size_t r = 0; r < got[0].size(); ++r) {
+        together[got[0].group[r]] = got[0].columns[means][r];
+        weight[got[0].group[r]] = got[0].weight[r];
+      }
       // The reference: Σ over the group's items of w·(x − w), x its cell's weight, scaled
       // by pair_scale() squared where items are the units. Cells as units compute it as
       // W·x − Σw², whose rounding is relative to W·x (weights here span 2^57): the
       // tolerance is relative to Σ w·x.
       const long double sq = by_cell ? 1.0L : (long double)pair_scale(t) * pair_scale(t);
-      std::vector<long double> together(n_groups), weight(n_groups), scale_of(n_groups);
+      std::vector<long double> want_together(n_groups), want_weight(n_groups), scale_of(n_groups);
       for (size_t i = 0; i < n; ++i) {
         const uint32_t k = cell_of_item[i];
         if (k == kNone) continue;
         const uint32_t g = by_cell ? group[k] : group[i];
         if (g == kNone) continue;
-        together[g] += (long double)w[i] * ((long double)t.weight[k] - w[i]);
+        want_together[g] += (long double)w[i] * ((long double)t.weight[k] - w[i]);
         scale_of[g] += (long double)w[i] * t.weight[k];
-        weight[g] += w[i];
+        want_weight[g] += w[i];
       }
       for (size_t g = 0; g < n_groups; ++g) {
-        const double want = double(together[g] * sq), of = double(scale_of[g] * sq);
-        ASSERT_NEAR(got[0].together[g], want, 1e-12 * (1 + of)) << what << " group " << g;
-        ASSERT_NEAR(got[0].weight[g], double(weight[g]), 1e-9 * (1 + double(weight[g])))
+        const double want = double(want_together[g] * sq), of = double(scale_of[g] * sq);
+        ASSERT_NEAR(together[g], want, 1e-12 * (1 + of)) << what << " group " << g;
+        ASSERT_NEAR(weight[g], double(want_weight[g]), 1e-9 * (1 + double(want_weight[g])))
             << what << " group " << g;
       }
     }

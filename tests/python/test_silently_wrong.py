@@ -108,8 +108,13 @@ def test_weights_summing_past_the_double_range_are_refused():
     items = pd.DataFrame({"item_id": list("abcd"), "weight": [1e308] * 4})
     one_line_error(lambda: cs.evaluate(TRUTH, ACTUAL, items), "items", "divide them")
     items = pd.DataFrame({"item_id": list("abcd"), "weight": [1e-300] * 4})
-    tiny = cs.evaluate(TRUTH, ACTUAL, items).overall
-    assert tiny == pytest.approx(cs.evaluate(TRUTH, ACTUAL).overall)
+    tiny, plain = cs.evaluate(TRUTH, ACTUAL, items), cs.evaluate(TRUTH, ACTUAL)
+    assert tiny.overall == pytest.approx(plain.overall)
+    # Weights too small to square: every level is summed over items, not cells.
+    for side in ("truth", "actual"):
+        got = tiny.per_cluster_table(side).to_pandas().drop(columns="weight")
+        want = plain.per_cluster_table(side).to_pandas().drop(columns="weight")
+        pd.testing.assert_frame_equal(got, want, check_exact=False, rtol=1e-12)
 
 
 def test_verdicts_in_either_order_and_their_contradictions():

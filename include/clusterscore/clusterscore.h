@@ -15,3 +15,4 @@
 #include "clusterscore/progress.h"
 #include "clusterscore/scores.h"
 #include "clusterscore/threads.h"
+#include "clusterscore/types.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cells/cells.h"
-#include "clusterscore/scores.h"
+#include "clusterscore/types.h"
 #include "input/clustering.h"
 #include "levels/aggregate.h"
 #include "levels/metric_table.h"

@@ -129,7 +129,8 @@ inline Rec Aggregator<Sums>::record(size_t u) const {
   r.group = u_.group[u];
   if constexpr (Counted<Rec>) {
     r.count = decltype(r.count)(u_.count[u]);
-    r.weight_sq = u_.weight_sq.empty() ? 0.0 : u_.weight_sq[u];
+    // Read only where the pair sums need it: a stream fewer for the others.
+    if constexpr (Paired<Sums>) r.weight_sq = u_.weight_sq.empty() ? 0.0 : u_.weight_sq[u];
   }
   return r;
 }

@@ -85,7 +85,8 @@ class Aggregator {
   }
   void add(size_t u, Sums* s) const {
     const uint64_t count = u_.count.empty() ? 1 : u_.count[u];
-    const double sq = u_.weight_sq.empty() ? 0.0 : u_.weight_sq[u];
+    double sq = 0.0;  // read only where the pair sums need it
+    if constexpr (Paired<Sums>) sq = u_.weight_sq.empty() ? 0.0 : u_.weight_sq[u];
     add_unit(u_.weight[u], count, sq, cell(u), s);
   }
   // One unit of `count` items, weight w and Σw² `sq` (0 where not given), in cell k.

@@ -4,7 +4,7 @@
 #include <cstdint>
 
 #include "cells/cells.h"
-#include "clusterscore/scores.h"
+#include "clusterscore/types.h"
 #include "levels/metric_table.h"
 
 namespace clusterscore {

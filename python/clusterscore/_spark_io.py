@@ -293,7 +293,20 @@ def session(master: str | None = None, verbose: bool = False) -> Any:
         raise
     finally:
         log.unlink(missing_ok=True)  # the JVM writes on to it, unnamed
+    _quiet_query_context_logs()
     return spark
+
+
+def _quiet_query_context_logs() -> None:
+    """pyspark logs an analysis error's query context as a JSON line on stderr beside the
+    exception it raises; the command line says each failure in one line of its own."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # pyspark before 4.0 logs no query context
+        return
+    # Made through PySparkLogger, the class pyspark calls them with (its keyword fields).
+    for name in ("DataFrameQueryContextLogger", "SQLQueryContextLogger"):
+        PySparkLogger.getLogger(name).disabled = True
 
 
 @contextlib.contextmanager

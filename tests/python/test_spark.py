@@ -572,3 +572,24 @@ def test_a_continued_sample_on_spark_is_the_larger_first_draw(spark) -> None:
     assert more.table.equals(whole.table) and more.meta == whole.meta
     with pytest.raises(ValueError, match="the inputs differ from those the sample was drawn from"):
         cs.continue_sample(first, s["exp"], s["base"], pairs=10)
+
+
+def test_the_command_lines_session_logs_no_query_context(tmp_path) -> None:
+    """pyspark logs an analysis error's query context as a JSON line on stderr; the command
+    line's session keeps stderr for its own one-line errors."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "fail.py"
+    script.write_text(
+        "from clusterscore import _spark_io\n"
+        "spark = _spark_io.session('local[1]')\n"
+        "try:\n"
+        "    spark.range(3).select('nope').collect()\n"
+        "except Exception as e:\n"
+        "    print(type(e).__name__)\n"
+        "spark.stop()\n"
+    )
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout == "AnalysisException\n", r.stderr
+    assert r.stderr == "", r.stderr

@@ -59,9 +59,12 @@ GroupTable aggregate_as(const MetricTable& per_cell, const Units& units, size_t 
       (!units.weight_sq.empty() && units.weight_sq.size() != n_units))
     throw std::invalid_argument("clusterscore: aggregate() unit arrays differ in length");
   if (n_units >= kNone) throw std::length_error("clusterscore: too many units to aggregate");
-  // A unit of several items pairs them among themselves: its Σw² is needed.
-  if (pairs && !units.count.empty() && units.weight_sq.empty())
+  // A unit of several items (or a whole cell) pairs them among themselves: its Σw² is
+  // needed.
+  if (pairs && (!units.count.empty() || pairs->over_cells) && units.weight_sq.empty())
     throw std::invalid_argument("clusterscore: pair sums over units need their squared weights");
+  if (pairs && pairs->cell.size() != per_cell.n_rows)
+    throw std::invalid_argument("clusterscore: pair inputs are needed for every cell");
   GroupTable out;
   for (std::string name : per_cell.names) {
     for (const auto& [from, to] : rename)

@@ -51,8 +51,8 @@ inline constexpr const char* kPairSumNames[3] = {"pair_together", "pair_actual",
 // each unit by its cell's design weight too (the weight column stays Σ weight), and the
 // three pair sums (kPairSumNames) follow them: one pass for both.
 // Groups come out in increasing code order. O(units × metrics). Throws
-// std::invalid_argument for unit arrays of different lengths, or pair sums over units of
-// several items without their Σw².
+// std::invalid_argument for unit arrays of different lengths, pair sums over units of
+// several items (or cells) without their Σw², or pair inputs not one per cell.
 GroupTable aggregate(const MetricTable& per_cell, const Units& units, size_t n_groups,
                      const std::vector<std::pair<std::string, std::string>>& rename = {},
                      const PairInputs* pairs = nullptr);

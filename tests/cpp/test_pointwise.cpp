@@ -297,6 +297,29 @@ TEST(PairSums, FewOrManyGroupsGiveTheSameBitsOnAnyNumberOfThreads) {
     }
 }
 
+// The pair sums' inputs are checked before any unit is summed: cells (or units of several
+// items) without their Σw², and pair inputs not one per cell.
+TEST(PairSums, RefusesUnitsWithoutSquaresAndPairInputsOfAnotherLength) {
+  std::mt19937_64 rng(3);
+  const auto [rows, cols, w] = random_items(rng, 1000, 30, 40);
+  BigVector<uint32_t> cell_of_item;
+  const CellTable t = build_cells(rows, cols, w.data(), 30, 40, &cell_of_item);
+  const ActualMarginals m = common_marginals(t);
+  const MetricTable metrics = pointwise_cells(t, m);
+  const BigVector<PairCell> pc = pair_cells(t, m, {});
+  const BigVector<uint32_t> zero(t.size(), 0);
+  const PairInputs over_cells{pc, true, 1.0};
+  EXPECT_THROW(aggregate(metrics, Units{{}, zero, t.weight, t.count, {}}, 1, {}, &over_cells),
+               std::invalid_argument);
+  const PairInputs short_inputs{std::span(pc).first(pc.size() - 1), true, 1.0};
+  EXPECT_THROW(
+      aggregate(metrics, Units{{}, zero, t.weight, t.count, t.weight_sq}, 1, {}, &short_inputs),
+      std::invalid_argument);
+  const GroupTable ok =
+      aggregate(metrics, Units{{}, zero, t.weight, t.count, t.weight_sq}, 1, {}, &over_cells);
+  EXPECT_EQ(ok.names.back(), "pair_truth");
+}
+
 // Slice codes are gathered through 1-, 2- or 4-byte arrays by the number of values: every
 // width must give each common item its own row's value, and items without a row the
 // extra "missing" group.

@@ -170,8 +170,10 @@ void Comparison::check_design(const std::vector<double>& design) const {
 
 void Comparison::set_design(std::vector<double> design) {
   check_design(design);
+  // No design before and none now (the usual call): the pair inputs stand as built.
+  const bool same = design_.empty() && design.empty();
   design_ = std::move(design);
-  if (family_kernel(family_).pairs) pair_cells_ = pair_cells(cells_, marginals(), design_);
+  if (family_kernel(family_).pairs && !same) pair_cells_ = pair_cells(cells_, marginals(), design_);
 }
 
 std::vector<double> inverse_size_design(const JoinedClusterings& j) {

@@ -89,6 +89,8 @@ class Comparison {
   // stay those of the items.
   void set_design(std::vector<double> design);
   const std::vector<double>& design() const { return design_; }
+  // Per cell, its pair inputs with design() (pair_cells(); kPointwise, else empty).
+  const BigVector<PairCell>& pair_inputs() const { return pair_cells_; }
   // The design weights of how the truth clusters were drawn, for this comparison's scope:
   // set (the common scope's means stay unweighted: its given weights only correct the
   // intervals), with each cluster's inclusion probability (inclusion()), and the share of

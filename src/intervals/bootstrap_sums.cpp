@@ -84,12 +84,14 @@ ClusterSums truth_cluster_sums(const Comparison& c, const ItemGrouping* grouping
   out.inclusion = c.inclusion();
   Entries e = entries_of(c, grouping, [&](size_t i) { return j.a_cluster[i]; });
   const Units units = c.item_units(e.code);
-  // Unweighted by design (the bootstrap applies it), over the items as the levels sum them.
-  BigVector<PairCell> pair_cell;
+  // Unweighted by design (the bootstrap applies it), over the items as the levels sum them:
+  // the comparison's own pair inputs where it has no design.
+  BigVector<PairCell> undesigned;
   PairInputs pairs;
   if (out.pairs) {
-    pair_cell = pair_cells(c.cells(), c.marginals(), {});
-    pairs = {pair_cell, false, pair_scale(c.cells())};
+    if (!c.design().empty()) undesigned = pair_cells(c.cells(), c.marginals(), {});
+    pairs = {c.design().empty() ? std::span(c.pair_inputs()) : std::span(undesigned), false,
+             pair_scale(c.cells())};
   }
   // Every entry holds an item, so the totals' rows are the entries, in code order.
   GroupTable t = aggregate_totals(m, units, e.size(), out.pairs ? &pairs : nullptr);

@@ -30,30 +30,26 @@ CurvePass::CurvePass(const Comparison& c)
   design_ = c.design();
   row_weight_ = c.cells().row_weight;
   const size_t n = j.n_b_clusters();
-  truth_of_.assign(n, kNone);
-  weight_.assign(n, 0.0);
-  sq_.assign(n, 0.0);
-  x_.assign(m.col_weight.begin(), m.col_weight.end());
-  slot_of_.assign(n, kNone);
-  scope_items_.assign(n, 0);
+  node_.assign(n, Node{kNone, kNone, 0, 0.0, 0.0});
+  cells_.assign(n, Cell{kNone, 0, 0.0, 0.0, kNone});
+  for (uint32_t node = 0; node < n; ++node) node_[node].x = m.col_weight[node];
   for (uint64_t items : c.cells().row_count) paired_truth_ = paired_truth_ || items >= 2;
-  cell_of_node_.assign(n, kNone);
   for (size_t i = 0; i < j.n_items(); ++i) {
     const uint32_t node = j.b_cluster[i];
     if (node == kNone) continue;
-    weight_[node] = j.weight[i], sq_[node] = j.weight_sq_of(i);
-    scope_items_[node] = c.scope() == TruthScope::kEntities || j.a_cluster[i] != kNone;
-    truth_of_[node] = j.a_cluster[i];
+    Node& d = node_[node];
+    d.weight = j.weight[i], cells_[node].sq = j.weight_sq_of(i);
+    d.scope_items = c.scope() == TruthScope::kEntities || j.a_cluster[i] != kNone;
+    d.truth = j.a_cluster[i];
   }
   for (uint32_t node = 0; node < n; ++node) {
     if (!in_t(node)) continue;
-    const uint32_t a = truth_of_[node];
-    cell_of_node_[node] = uint32_t(cells_.size());
-    cell_index_.insert({node, a}, cell_of_node_[node]);
-    cells_.push_back({a, 1, weight_[node], sq_[node]});
+    const uint32_t a = node_[node].truth;
+    cell_index_.insert({node, a}, node);
+    cells_[node] = {a, 1, node_[node].weight, cells_[node].sq, kNone};
     const Sums s = sums_of(node);
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(s[k]);
-    mean_weight_.add(design(a) * weight_[node]);
+    mean_weight_.add(design(a) * node_[node].weight);
   }
 }
 
@@ -69,44 +65,48 @@ void CurvePass::add_values(const Group& g, double x, Sums* s) const {
 
 Sums CurvePass::sums_of(uint32_t r) const {
   Sums s{};
-  if (slot_of_[r] != kNone) {
-    for (uint32_t g : slots_[slot_of_[r]].groups)
-      if (groups_[g].cells != 0) add_values(groups_[g], x_[r], &s);
+  const Node& d = node_[r];
+  if (d.slot != kNone) {
+    for (uint32_t g = slots_[d.slot].groups.head; g != kNone; g = groups_[g].next)
+      if (groups_[g].cells != 0) add_values(groups_[g], d.x, &s);
   } else if (in_t(r)) {
-    add_values(single_group(r), x_[r], &s);
+    add_values(single_group(r), d.x, &s);
   }
   return s;
 }
 
 Slot& CurvePass::slot(uint32_t r) {
-  if (slot_of_[r] == kNone) {
+  uint32_t& at = node_[r].slot;
+  if (at == kNone) {
     if (free_.empty()) {
-      slot_of_[r] = uint32_t(slots_.size());
+      at = uint32_t(slots_.size());
       slots_.emplace_back();
     } else {
-      slot_of_[r] = free_.back();
+      at = free_.back();
       free_.pop_back();
     }
-    Slot& s = slots_[slot_of_[r]];
-    s.groups = {new_group(single_group(r))};
-    s.cells = {cell_of_node_[r]};
+    Slot& s = slots_[at];
+    append(&s.groups, new_group(single_group(r)), groups_);
+    append(&s.cells, r, cells_);
   }
-  return slots_[slot_of_[r]];
+  return slots_[at];
 }
 
 void CurvePass::free_slot(uint32_t r) {
-  if (slot_of_[r] == kNone) return;
-  Slot& s = slots_[slot_of_[r]];
+  uint32_t& at = node_[r].slot;
+  if (at == kNone) return;
+  Slot& s = slots_[at];
   stale_count_ -= s.stale;
   s = Slot{};
-  free_.push_back(slot_of_[r]);
-  slot_of_[r] = kNone;
+  free_.push_back(at);
+  at = kNone;
 }
 
 Sums CurvePass::subtract(uint32_t r) {
   if (!has_t(r)) return Sums{};
   // A slot's sums as they were added; a single item's, computed again.
-  const Sums s = slot_of_[r] != kNone ? slots_[slot_of_[r]].sums : sums_of(r);
+  const uint32_t at = node_[r].slot;
+  const Sums s = at != kNone ? slots_[at].sums : sums_of(r);
   for (size_t k = 0; k < kSums; ++k) totals_[k].add(-s[k]);
   return s;
 }
@@ -123,27 +123,27 @@ uint32_t CurvePass::new_group(const Group& g) {
 }
 
 uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
-  const Slot& s = slots_[slot_of_[r]];
+  const Slot& s = slots_[node_[r].slot];
   if (s.indexed) return group_index_.find({r, truth, tp});
-  for (uint32_t g : s.groups)
+  for (uint32_t g = s.groups.head; g != kNone; g = groups_[g].next)
     if (groups_[g].cells != 0 && groups_[g].truth == truth && groups_[g].tp == tp) return g;
   return FlatIndex<GroupKey>::kMissing;
 }
 
 void CurvePass::list_group(uint32_t r, uint32_t g) {
-  Slot& s = slots_[slot_of_[r]];
-  s.groups.push_back(g);
+  Slot& s = slots_[node_[r].slot];
+  append(&s.groups, g, groups_);
   if (s.indexed) {
     group_index_.insert({r, groups_[g].truth, groups_[g].tp}, g);
-  } else if (s.groups.size() > kScanned) {
+  } else if (s.groups.size > kScanned) {
     s.indexed = true;
-    for (uint32_t h : s.groups)
+    for (uint32_t h = s.groups.head; h != kNone; h = groups_[h].next)
       if (groups_[h].cells != 0) group_index_.insert({r, groups_[h].truth, groups_[h].tp}, h);
   }
 }
 
 void CurvePass::add_to_group(uint32_t r, const Group& d) {
-  if (pending_ != nullptr) add_values(d, x_[r], pending_);
+  if (pending_ != nullptr) add_values(d, node_[r].x, pending_);
   const uint32_t at = find_group(r, d.truth, d.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
     list_group(r, new_group(d));
@@ -152,9 +152,9 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
   Group& g = groups_[at];
   g.design += d.design, g.design_sq += d.design_sq, g.cells += d.cells;
   if (g.cells == 0) {
-    Slot& s = slots_[slot_of_[r]];
+    Slot& s = slots_[node_[r].slot];
     if (s.indexed) group_index_.erase({r, d.truth, d.tp});
-    g = Group{d.truth, d.tp, 0, 0, 0};
+    g = Group{d.truth, d.tp, 0, 0, 0, g.next};  // emptied, still listed
     ++s.emptied;
   }
 }
@@ -162,8 +162,8 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
 void CurvePass::move_group(uint32_t g, uint32_t from, uint32_t into) {
   Group& mine = groups_[g];
   if (mine.cells == 0) return;
-  if (pending_ != nullptr) add_values(mine, x_[into], pending_);
-  if (slots_[slot_of_[from]].indexed) group_index_.erase({from, mine.truth, mine.tp});
+  if (pending_ != nullptr) add_values(mine, node_[into].x, pending_);
+  if (slots_[node_[from].slot].indexed) group_index_.erase({from, mine.truth, mine.tp});
   const uint32_t at = find_group(into, mine.truth, mine.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
     list_group(into, g);
@@ -174,28 +174,43 @@ void CurvePass::move_group(uint32_t g, uint32_t from, uint32_t into) {
   mine = Group{mine.truth, mine.tp, 0, 0, 0};
 }
 
+void CurvePass::drop_emptied(Slot* s) {
+  List kept;
+  for (uint32_t g = s->groups.head, next; g != kNone; g = next) {
+    next = groups_[g].next;
+    if (groups_[g].cells == 0) {
+      free_groups_.push_back(g);
+    } else {
+      append(&kept, g, groups_);
+    }
+  }
+  s->groups = kept;
+  s->emptied = 0;
+}
+
 void CurvePass::move_cells(uint32_t from, uint32_t into) {
-  Slot& big = slot(into);
-  std::vector<uint32_t> moving;
-  if (slot_of_[from] != kNone) {
-    const std::vector<uint32_t> groups = slots_[slot_of_[from]].groups;
-    for (uint32_t g : groups) {
+  slot(into);
+  uint32_t moving = from;  // a single item's cell is its node's
+  if (node_[from].slot != kNone) {
+    Slot& small = slots_[node_[from].slot];
+    moving = small.cells.head;
+    for (uint32_t g = small.groups.head, next; g != kNone; g = next) {
+      next = groups_[g].next;  // before move_group() lists g elsewhere
       move_group(g, from, into);
       // Emptied here or before: no list holds it once `from`'s is gone.
       if (groups_[g].cells == 0) free_groups_.push_back(g);
     }
-    moving = std::move(slots_[slot_of_[from]].cells);
   } else {
     add_to_group(into, single_group(from));
-    moving = {cell_of_node_[from]};
   }
-  for (uint32_t k : moving) {
+  for (uint32_t k = moving, next; k != kNone; k = next) {
+    next = cells_[k].next;
     Cell& mine = cells_[k];
     cell_index_.erase({from, mine.truth});
     const uint32_t at = cell_index_.find({into, mine.truth});
     if (at == FlatIndex<CellKey>::kMissing) {
       cell_index_.insert({into, mine.truth}, k);
-      big.cells.push_back(k);
+      append(&slots_[node_[into].slot].cells, k, cells_);
       continue;
     }
     // The two cells become one: their groups lose them, the sum's group gains it.
@@ -210,14 +225,8 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
     add_to_group(into, {r, theirs.weight, e, e * theirs.sq, 1});
   }
   // Emptied groups leave the list once they are most of it.
-  if (2 * big.emptied > big.groups.size()) {
-    std::erase_if(big.groups, [&](uint32_t g) {
-      if (groups_[g].cells != 0) return false;
-      free_groups_.push_back(g);
-      return true;
-    });
-    big.emptied = 0;
-  }
+  Slot& big = slots_[node_[into].slot];
+  if (2 * big.emptied > big.groups.size) drop_emptied(&big);
 }
 
 void CurvePass::link(uint32_t a, uint32_t b) {
@@ -225,19 +234,21 @@ void CurvePass::link(uint32_t a, uint32_t b) {
   if (ra == rb) return;
   ++merges_;
   const auto size = [&](uint32_t r) {
-    return slot_of_[r] != kNone ? slots_[slot_of_[r]].cells.size() : size_t(in_t(r));
+    const uint32_t at = node_[r].slot;
+    return at != kNone ? size_t(slots_[at].cells.size) : size_t(in_t(r));
   };
   if (size(ra) < size(rb)) std::swap(ra, rb);  // the smaller one moves
   const Sums before = subtract(ra);
   subtract(rb);
   uf_.join_under(ra, rb);
-  x_[ra] += x_[rb];
-  paired_components_ -= (scope_items_[ra] >= 2) + (scope_items_[rb] >= 2);
-  scope_items_[ra] += scope_items_[rb];
-  paired_components_ += scope_items_[ra] >= 2;
+  Node &big = node_[ra], &small = node_[rb];
+  big.x += small.x;
+  paired_components_ -= (big.scope_items >= 2) + (small.scope_items >= 2);
+  big.scope_items += small.scope_items;
+  paired_components_ += big.scope_items >= 2;
   // A cluster of many groups is not recomputed: what changed is added at its new weight,
   // and its other groups keep their values at the weight last settled (stale: bounds).
-  const bool bound = slot_of_[ra] != kNone && slots_[slot_of_[ra]].groups.size() > kExactGroups;
+  const bool bound = big.slot != kNone && slots_[big.slot].groups.size > kExactGroups;
   Sums change{};
   pending_ = bound ? &change : nullptr;
   if (has_t(rb)) move_cells(rb, ra);
@@ -257,8 +268,9 @@ void CurvePass::link(uint32_t a, uint32_t b) {
 
 void CurvePass::settle() {
   for (uint32_t r : stale_) {
-    if (slot_of_[r] == kNone || !slots_[slot_of_[r]].stale) continue;
-    Slot& s = slots_[slot_of_[r]];
+    const uint32_t at = node_[r].slot;
+    if (at == kNone || !slots_[at].stale) continue;
+    Slot& s = slots_[at];
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(-s.sums[k]);
     s.sums = sums_of(r);
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(s.sums[k]);

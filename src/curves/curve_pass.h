@@ -14,6 +14,7 @@
 #include "curves/sorted_links.h"
 #include "detail/big_vector.h"
 #include "detail/kahan.h"
+#include "detail/prefetch.h"
 #include "metrics/pointwise_row.h"
 
 namespace clusterscore::curves_detail {
@@ -24,20 +25,38 @@ constexpr size_t kMeans = detail::kPointwiseMetrics;
 constexpr size_t kSums = kMeans + 3;
 using Sums = std::array<double, kSums>;
 
-// A truth cluster's items in one component.
+// A truth cluster's items in one component; `next` links a component's cells.
 struct Cell {
   uint32_t truth, items;
   double weight, sq;
+  uint32_t next;
+};
+
+// What a link reads of a node while it is a root, in one record (half a cache line): the
+// pass is bound by misses at random nodes, not by arithmetic.
+struct alignas(32) Node {
+  uint32_t slot;         // its slot while a root of several items with some in T, else kNone
+  uint32_t truth;        // its truth cluster, kNone outside T
+  uint32_t scope_items;  // the items of its component that count in x
+  double x;              // its component's weight in scope
+  double weight;         // its own weight
+};
+
+// A list of groups or cells (linked through Group::next, Cell::next), kept in the order
+// entries joined it: the sums run over groups in that order, so the bits do not depend on
+// how the list is stored.
+struct List {
+  uint32_t head = kNone, tail = kNone, size = 0;
 };
 
 // A component of several items, some of them in T.
 struct Slot {
-  std::vector<uint32_t> groups;  // its groups (CurvePass::groups_), emptied ones among them
-  std::vector<uint32_t> cells;   // its cells (CurvePass::cells_)
-  size_t emptied = 0;            // groups listed that hold no cell any more
-  bool indexed = false;          // its groups are found by CurvePass::group_index_
-  Sums sums{};                   // what it adds to the totals
-  bool stale = false;            // sums are bounds (CurvePass::link), not its values
+  List groups;           // its groups (CurvePass::groups_), emptied ones among them
+  List cells;            // its cells (CurvePass::cells_)
+  uint32_t emptied = 0;  // groups listed that hold no cell any more
+  bool indexed = false;  // its groups are found by CurvePass::group_index_
+  bool stale = false;    // sums are bounds (CurvePass::link), not its values
+  Sums sums{};           // what it adds to the totals
 };
 
 // What a curve keeps of one threshold.
@@ -52,6 +71,17 @@ class CurvePass {
   explicit CurvePass(const Comparison& c);
 
   void link(uint32_t a, uint32_t b);
+  // What link(a, b) reads, fetched ahead of it in two steps (the pass is bound by misses
+  // at random nodes): far ahead, the nodes and their parents; nearer, once those are in
+  // cache, the parents' records and parents (the roots, or near them).
+  void prefetch_far(uint32_t a, uint32_t b) const {
+    uf_.prefetch(a), uf_.prefetch(b);
+    detail::prefetch(&node_[a]), detail::prefetch(&node_[b]);
+  }
+  void prefetch_near(uint32_t a, uint32_t b) const {
+    for (const uint32_t p : {uf_.parent(a), uf_.parent(b)})
+      uf_.prefetch(p), detail::prefetch(&node_[p]);
+  }
   // Whether the totals hold bounds of some clusters' sums (stale), not their values: the
   // sums of f1 and precision too high, the pair sums' `actual` too low (a cluster's part
   // of the first two falls as its weight grows, of `actual` rises), those of recall and
@@ -62,17 +92,18 @@ class CurvePass {
   void settle();
   Row row(double threshold) const;
   uint64_t merges() const { return merges_; }
-  size_t nodes() const { return truth_of_.size(); }
+  size_t nodes() const { return node_.size(); }
   // The value of one of kCurveBest from a row's sums (NaN where undefined).
   double best_value(const Sums& s, size_t which) const;
   GroupTable table(const std::vector<Row>& rows) const;
 
  private:
-  bool in_t(uint32_t node) const { return truth_of_[node] != kNone; }
+  bool in_t(uint32_t node) const { return node_[node].truth != kNone; }
   double design(uint32_t truth) const { return design_.empty() ? 1.0 : design_[truth]; }
+  // A single item's group; its cell is cells_[node] while it is alone.
   Group single_group(uint32_t node) const {
-    const uint32_t a = truth_of_[node];
-    return {row_weight_[a], weight_[node], design(a), design(a) * sq_[node], 1};
+    const uint32_t a = node_[node].truth;
+    return {row_weight_[a], node_[node].weight, design(a), design(a) * cells_[node].sq, 1};
   }
   // What the component of root r adds to the totals now.
   Sums sums_of(uint32_t r) const;
@@ -81,7 +112,7 @@ class CurvePass {
   void add_values(const Group& g, double x, Sums* s) const;
   // The slot of root r (made for a single item on first use); r must hold items of T.
   Slot& slot(uint32_t r);
-  bool has_t(uint32_t r) const { return slot_of_[r] != kNone || in_t(r); }
+  bool has_t(uint32_t r) const { return node_[r].slot != kNone || in_t(r); }
   Sums subtract(uint32_t r);  // takes root r's sums from the totals, and returns them
   // Moves the cells and groups of `from` into `into` (both roots holding items of T).
   void move_cells(uint32_t from, uint32_t into);
@@ -95,6 +126,18 @@ class CurvePass {
   uint32_t find_group(uint32_t r, double truth, double tp) const;
   void list_group(uint32_t r, uint32_t g);  // adds g to r's groups (and the index)
   uint32_t new_group(const Group& g);       // an emptied group no list holds, or a new one
+  void drop_emptied(Slot* s);               // takes the emptied groups out of s's list
+  // Appends entries[k] to `list`, whose entries link through their `next`.
+  template <class Entries>
+  static void append(List* list, uint32_t k, Entries& entries) {
+    entries[k].next = kNone;
+    if (list->size++ == 0) {
+      list->head = k;
+    } else {
+      entries[list->tail].next = k;
+    }
+    list->tail = k;
+  }
   static constexpr size_t kScanned = 16;
   // Beyond this many groups a merged cluster's sums are bounded, not recomputed.
   static constexpr size_t kExactGroups = 64;
@@ -103,18 +146,16 @@ class CurvePass {
   const Comparison& c_;
   double total_ = 0, scale_ = 1;
   std::span<const double> design_, row_weight_;
-  BigVector<uint32_t> truth_of_;  // per node: its truth cluster, kNone outside T
-  BigVector<double> weight_, sq_, x_;
-  BigVector<uint32_t> scope_items_;  // per root: its items that count in x_
+  BigVector<Node> node_;
   // A pair sum is exactly 0 in `evaluate` where no cell (component, truth cluster) holds two
   // items, w·w − w² for each: these counts say so, where the sums' roundings would not.
   uint64_t paired_cells_ = 0, paired_components_ = 0;
   bool paired_truth_ = false;
-  BigVector<uint32_t> slot_of_;  // per node: its slot while a root of several items
+  // The slots, each listing its groups and cells through the tables below: a merge
+  // allocates nothing.
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  BigVector<Cell> cells_;              // one per item of T to start with
-  BigVector<uint32_t> cell_of_node_;   // per node in T: its cell while alone
+  BigVector<Cell> cells_;              // per node: its cell while alone; merged cells unused
   FlatIndex<CellKey> cell_index_;      // (root, truth cluster) → its cell
   BigVector<Group> groups_;            // every group made, emptied ones among them
   std::vector<uint32_t> free_groups_;  // emptied groups no slot lists: made again first

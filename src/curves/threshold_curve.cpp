@@ -9,6 +9,7 @@
 #include "curves/curve_pass.h"
 #include "curves/sorted_links.h"
 #include "detail/interrupt.h"
+#include "detail/prefetch.h"
 
 namespace clusterscore {
 namespace {
@@ -43,10 +44,19 @@ class Spacing {
   uint64_t merges_, marks_, next_ = 0;
 };
 
+void prefetch_ahead(const CurvePass& pass, const BigVector<Link>& links, size_t i) {
+  constexpr size_t kFar = detail::kPrefetch, kNear = detail::kPrefetch / 2;
+  if (i + kFar < links.size()) pass.prefetch_far(links[i + kFar].lo, links[i + kFar].hi);
+  if (i + kNear < links.size()) pass.prefetch_near(links[i + kNear].lo, links[i + kNear].hi);
+}
+
 uint64_t count_merges(size_t nodes, const BigVector<Link>& links) {
   Components uf(nodes);
   uint64_t merges = 0;
-  for (const Link& l : links) {
+  for (size_t i = 0; i < links.size(); ++i) {
+    const Link& l = links[i];
+    if (i + detail::kPrefetch < links.size())
+      uf.prefetch(links[i + detail::kPrefetch].lo), uf.prefetch(links[i + detail::kPrefetch].hi);
     const uint32_t a = uf.find(l.lo), b = uf.find(l.hi);
     if (a != b) uf.join_under(a, b), ++merges;
   }
@@ -109,6 +119,7 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
   if (o.thresholds.empty()) {
     Spacing spacing(out.distinct_scores, count_merges(pass.nodes(), links), o.max_points);
     for (size_t i = 0; i < links.size(); ++i) {
+      prefetch_ahead(pass, links, i);
       pass.link(links[i].lo, links[i].hi);
       if (i + 1 == links.size() || links[i + 1].score != links[i].score)
         at(links[i].score, spacing.keep(step, out.distinct_scores - 1, pass.merges()));
@@ -119,7 +130,10 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
     ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
     size_t i = 0;
     for (double t : ts) {
-      for (; i < links.size() && links[i].score >= t; ++i) pass.link(links[i].lo, links[i].hi);
+      for (; i < links.size() && links[i].score >= t; ++i) {
+        prefetch_ahead(pass, links, i);
+        pass.link(links[i].lo, links[i].hi);
+      }
       at(t, true);
     }
   }

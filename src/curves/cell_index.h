@@ -22,13 +22,9 @@ class FlatIndex {
  public:
   static constexpr uint32_t kMissing = UINT32_MAX;
 
-  // Room for `keys` keys at most at a time.
-  explicit FlatIndex(size_t keys) {
-    size_t capacity = 16;
-    while (capacity < 2 * keys) capacity *= 2;
-    slots_.assign(capacity, Slot{Key{}, kMissing});
-    mask_ = capacity - 1;
-  }
+  // Room for `keys` keys before it first grows (doubling past half full): a table sized
+  // for every key it might hold would be written, page by page, before its first use.
+  explicit FlatIndex(size_t keys = 0) { reset(keys); }
   uint32_t find(const Key& key) const {
     for (size_t i = home(key);; i = (i + 1) & mask_) {
       if (slots_[i].value == kMissing) return kMissing;
@@ -37,6 +33,7 @@ class FlatIndex {
   }
   // The key must be absent.
   void insert(const Key& key, uint32_t value) {
+    if (2 * ++size_ > slots_.size()) grow();
     size_t i = home(key);
     while (slots_[i].value != kMissing) i = (i + 1) & mask_;
     slots_[i] = {key, value};
@@ -54,6 +51,7 @@ class FlatIndex {
       }
     }
     slots_[i].value = kMissing;
+    --size_;
   }
 
  private:
@@ -62,9 +60,26 @@ class FlatIndex {
     uint32_t value;
   };
   size_t home(const Key& key) const { return hash_of(key) & mask_; }
+  void reset(size_t keys) {
+    size_t capacity = 16;
+    while (capacity < 2 * keys) capacity *= 2;
+    slots_.assign(capacity, Slot{Key{}, kMissing});
+    mask_ = capacity - 1;
+  }
+  void grow() {
+    BigVector<Slot> old = std::move(slots_);
+    reset(old.size());
+    for (const Slot& s : old) {
+      if (s.value == kMissing) continue;
+      size_t i = home(s.key);
+      while (slots_[i].value != kMissing) i = (i + 1) & mask_;
+      slots_[i] = s;
+    }
+  }
 
   BigVector<Slot> slots_;  // 2 MiB-aligned: huge pages can back it (clusterscore/memory.h)
   size_t mask_ = 0;
+  size_t size_ = 0;  // keys held
 };
 
 // A component's cell of one truth cluster.

@@ -13,10 +13,7 @@
 namespace clusterscore::curves_detail {
 
 CurvePass::CurvePass(const Comparison& c)
-    : c_(c),
-      cell_index_(c.cells().total_count),
-      group_index_(c.cells().total_count),
-      uf_(c.joined().n_b_clusters()) {
+    : c_(c), cell_index_(c.cells().total_count), uf_(c.joined().n_b_clusters()) {
   const JoinedClusterings& j = c.joined();
   if (c.family() != MetricFamily::kPointwise)
     throw std::invalid_argument("clusterscore: a curve scores an actual clustering");

@@ -21,10 +21,11 @@ namespace clusterscore::curves_detail {
 namespace {
 
 TEST(FlatIndex, AgreesWithAMapUnderRandomInsertsAndErases) {
-  // Few roots and truths so that keys collide in their home slots and runs form.
+  // Few roots and truths so that keys collide in their home slots and runs form; odd
+  // seeds start from the smallest table, which grows (rehashing every key) as keys come.
   for (uint32_t seed = 0; seed < 20; ++seed) {
     std::mt19937 rng(seed);
-    FlatIndex<CellKey> index(64);
+    FlatIndex<CellKey> index(seed % 2 == 0 ? 64 : 0);
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> oracle;
     for (int op = 0; op < 4000; ++op) {
       const CellKey k{uint32_t(rng() % 16), uint32_t(rng() % 8)};

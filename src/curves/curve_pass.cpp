@@ -64,7 +64,7 @@ Sums CurvePass::sums_of(uint32_t r) const {
   Sums s{};
   const Node& d = node_[r];
   if (d.slot != kNone) {
-    for (uint32_t g = slots_[d.slot].groups.head; g != kNone; g = groups_[g].next)
+    for (uint32_t g : slots_[d.slot].groups)
       if (groups_[g].cells != 0) add_values(groups_[g], d.x, &s);
   } else if (in_t(r)) {
     add_values(single_group(r), d.x, &s);
@@ -83,7 +83,7 @@ Slot& CurvePass::slot(uint32_t r) {
       free_.pop_back();
     }
     Slot& s = slots_[at];
-    append(&s.groups, new_group(single_group(r)), groups_);
+    s.groups.push_back(new_group(single_group(r)));
     append(&s.cells, r, cells_);
   }
   return slots_[at];
@@ -94,7 +94,11 @@ void CurvePass::free_slot(uint32_t r) {
   if (at == kNone) return;
   Slot& s = slots_[at];
   stale_count_ -= s.stale;
+  // A slot is made again for the next merge: its list keeps its room (no allocation then).
+  std::vector<uint32_t> groups = std::move(s.groups);
+  groups.clear();
   s = Slot{};
+  s.groups = std::move(groups);
   free_.push_back(at);
   at = kNone;
 }
@@ -122,19 +126,19 @@ uint32_t CurvePass::new_group(const Group& g) {
 uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
   const Slot& s = slots_[node_[r].slot];
   if (s.indexed) return group_index_.find({r, truth, tp});
-  for (uint32_t g = s.groups.head; g != kNone; g = groups_[g].next)
+  for (uint32_t g : s.groups)
     if (groups_[g].cells != 0 && groups_[g].truth == truth && groups_[g].tp == tp) return g;
   return FlatIndex<GroupKey>::kMissing;
 }
 
 void CurvePass::list_group(uint32_t r, uint32_t g) {
   Slot& s = slots_[node_[r].slot];
-  append(&s.groups, g, groups_);
+  s.groups.push_back(g);
   if (s.indexed) {
     group_index_.insert({r, groups_[g].truth, groups_[g].tp}, g);
-  } else if (s.groups.size > kScanned) {
+  } else if (s.groups.size() > kScanned) {
     s.indexed = true;
-    for (uint32_t h = s.groups.head; h != kNone; h = groups_[h].next)
+    for (uint32_t h : s.groups)
       if (groups_[h].cells != 0) group_index_.insert({r, groups_[h].truth, groups_[h].tp}, h);
   }
 }
@@ -151,7 +155,7 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
   if (g.cells == 0) {
     Slot& s = slots_[node_[r].slot];
     if (s.indexed) group_index_.erase({r, d.truth, d.tp});
-    g = Group{d.truth, d.tp, 0, 0, 0, g.next};  // emptied, still listed
+    g = Group{d.truth, d.tp, 0, 0, 0};  // emptied, still listed
     ++s.emptied;
   }
 }
@@ -172,16 +176,11 @@ void CurvePass::move_group(uint32_t g, uint32_t from, uint32_t into) {
 }
 
 void CurvePass::drop_emptied(Slot* s) {
-  List kept;
-  for (uint32_t g = s->groups.head, next; g != kNone; g = next) {
-    next = groups_[g].next;
-    if (groups_[g].cells == 0) {
-      free_groups_.push_back(g);
-    } else {
-      append(&kept, g, groups_);
-    }
-  }
-  s->groups = kept;
+  std::erase_if(s->groups, [&](uint32_t g) {
+    if (groups_[g].cells != 0) return false;
+    free_groups_.push_back(g);
+    return true;
+  });
   s->emptied = 0;
 }
 
@@ -191,8 +190,8 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   if (node_[from].slot != kNone) {
     Slot& small = slots_[node_[from].slot];
     moving = small.cells.head;
-    for (uint32_t g = small.groups.head, next; g != kNone; g = next) {
-      next = groups_[g].next;  // before move_group() lists g elsewhere
+    // move_group() lists groups in `into`'s slot only: `from`'s list stays as it is.
+    for (uint32_t g : small.groups) {
       move_group(g, from, into);
       // Emptied here or before: no list holds it once `from`'s is gone.
       if (groups_[g].cells == 0) free_groups_.push_back(g);
@@ -223,7 +222,7 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   }
   // Emptied groups leave the list once they are most of it.
   Slot& big = slots_[node_[into].slot];
-  if (2 * big.emptied > big.groups.size) drop_emptied(&big);
+  if (2 * big.emptied > big.groups.size()) drop_emptied(&big);
 }
 
 void CurvePass::link(uint32_t a, uint32_t b) {
@@ -245,7 +244,7 @@ void CurvePass::link(uint32_t a, uint32_t b) {
   paired_components_ += big.scope_items >= 2;
   // A cluster of many groups is not recomputed: what changed is added at its new weight,
   // and its other groups keep their values at the weight last settled (stale: bounds).
-  const bool bound = big.slot != kNone && slots_[big.slot].groups.size > kExactGroups;
+  const bool bound = big.slot != kNone && slots_[big.slot].groups.size() > kExactGroups;
   Sums change{};
   pending_ = bound ? &change : nullptr;
   if (has_t(rb)) move_cells(rb, ra);

@@ -42,16 +42,17 @@ struct alignas(32) Node {
   double weight;         // its own weight
 };
 
-// A list of groups or cells (linked through Group::next, Cell::next), kept in the order
-// entries joined it: the sums run over groups in that order, so the bits do not depend on
-// how the list is stored.
+// A component's cells, linked through Cell::next, in the order they joined it.
 struct List {
   uint32_t head = kNone, tail = kNone, size = 0;
 };
 
 // A component of several items, some of them in T.
 struct Slot {
-  List groups;           // its groups (CurvePass::groups_), emptied ones among them
+  // Its groups (CurvePass::groups_), emptied ones among them; ids side by side: the sums
+  // read every group of a large cluster, and a list linked through the groups would make
+  // that a chain of misses.
+  std::vector<uint32_t> groups;
   List cells;            // its cells (CurvePass::cells_)
   uint32_t emptied = 0;  // groups listed that hold no cell any more
   bool indexed = false;  // its groups are found by CurvePass::group_index_
@@ -151,8 +152,7 @@ class CurvePass {
   // items, w·w − w² for each: these counts say so, where the sums' roundings would not.
   uint64_t paired_cells_ = 0, paired_components_ = 0;
   bool paired_truth_ = false;
-  // The slots, each listing its groups and cells through the tables below: a merge
-  // allocates nothing.
+  // The slots, reused (with their lists' room) as components come and go.
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
   BigVector<Cell> cells_;              // per node: its cell while alone; merged cells unused

@@ -14,7 +14,6 @@ struct Group {
   double design;     // Σ of the cells' design weights
   double design_sq;  // Σ design weight × the cell's Σw²
   int64_t cells;
-  uint32_t next = UINT32_MAX;  // the next group of its cluster's list (CurvePass), or none
 };
 
 }  // namespace clusterscore::curves_detail

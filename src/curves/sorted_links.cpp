@@ -1,6 +1,7 @@
 #include "curves/sorted_links.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 #include <stdexcept>
@@ -8,30 +9,83 @@
 #include "clusterscore/error.h"
 #include "detail/interrupt.h"
 #include "detail/parallel.h"
+#include "detail/radix_partition.h"
 #include "input/clustering.h"
 
 namespace clusterscore::curves_detail {
 namespace {
 
-// Sorts `v` by `less` (a strict total order: the result does not depend on the split):
-// parts sorted in parallel, then merged pairwise, level by level.
-template <class V, class Less>
-void parallel_sort(V* v, Less less) {
-  const size_t n = v->size();
-  const size_t parts = std::min<size_t>(detail::workers_for(n / (size_t(1) << 16) + 1), 64);
-  std::vector<size_t> cut(parts + 1);
-  for (size_t p = 0; p <= parts; ++p) cut[p] = n * p / parts;
-  detail::parallel_for(parts, [&](size_t, size_t p) {
-    std::sort(v->begin() + cut[p], v->begin() + cut[p + 1], less);
+// Records of `in` into `out` by part(record) in [0, parts), each part's in input order
+// (detail/radix_partition.h); returns where each part starts, and the end. The stretches
+// depend on the size alone, and so does the layout.
+template <class Part>
+std::vector<size_t> partition(const BigVector<Link>& in, BigVector<Link>* out, size_t parts,
+                              Part part) {
+  const size_t stretches = std::clamp<size_t>(in.size() >> 16, 1, 64);
+  const auto cut = [&](size_t s) { return in.size() * s / stretches; };
+  std::vector<std::vector<size_t>> count(stretches, std::vector<size_t>(parts, 0));
+  detail::parallel_for(stretches, [&](size_t, size_t s) {
+    for (size_t i = cut(s); i < cut(s + 1); ++i) ++count[s][part(in[i])];
   });
-  for (size_t width = 1; width < parts; width *= 2) {
-    const size_t merges = (parts + 2 * width - 1) / (2 * width);
-    detail::parallel_for(merges, [&](size_t, size_t m) {
-      const size_t a = 2 * width * m, b = std::min(a + width, parts),
-                   e = std::min(a + 2 * width, parts);
-      if (b < e)
-        std::inplace_merge(v->begin() + cut[a], v->begin() + cut[b], v->begin() + cut[e], less);
+  const detail::Placement placed = detail::place(count, parts);
+  out->resize(in.size());
+  detail::scatter(out->data(), placed, [&](size_t s, auto put) {
+    for (size_t i = cut(s); i < cut(s + 1); ++i) put(part(in[i]), in[i]);
+  });
+  return placed.start;
+}
+
+// Each pair once, with its highest score, in order of (lo, hi): the links partitioned by
+// lo's top bits, each part (a few thousand links, in cache) sorted and its repeats dropped.
+void drop_repeats(BigVector<Link>* links) {
+  uint32_t top = 0;
+  for (const Link& l : *links) top = std::max(top, l.lo);
+  const int part_bits = std::min(int(std::bit_width(links->size() >> 13)), 11);
+  const int shift = std::max(0, int(std::bit_width(top)) - part_bits);
+  const size_t parts = (size_t(top) >> shift) + 1;
+  BigVector<Link> by_lo;
+  const std::vector<size_t> start =
+      partition(*links, &by_lo, parts, [&](const Link& l) { return size_t(l.lo >> shift); });
+  std::vector<size_t> kept(parts + 1, 0);
+  detail::parallel_for(parts, [&](size_t, size_t q) {
+    const auto begin = by_lo.begin() + start[q], end = by_lo.begin() + start[q + 1];
+    std::sort(begin, end, [](const Link& x, const Link& y) {
+      if (x.lo != y.lo) return x.lo < y.lo;
+      if (x.hi != y.hi) return x.hi < y.hi;
+      return x.score > y.score;
     });
+    kept[q + 1] = size_t(
+        std::unique(begin, end,
+                    [](const Link& x, const Link& y) { return x.lo == y.lo && x.hi == y.hi; }) -
+        begin);
+  });
+  std::partial_sum(kept.begin(), kept.end(), kept.begin());
+  links->resize(kept[parts]);
+  detail::parallel_for(parts, [&](size_t, size_t q) {
+    std::copy(by_lo.begin() + start[q], by_lo.begin() + start[q] + (kept[q + 1] - kept[q]),
+              links->begin() + kept[q]);
+  });
+}
+
+// An unsigned key in descending order of score (-0 as +0, as they compare equal).
+uint64_t descending(double score) {
+  const uint64_t bits = std::bit_cast<uint64_t>(score == 0 ? 0.0 : score);
+  return bits >> 63 ? bits : ~(bits | uint64_t(1) << 63);
+}
+
+// Links in order of (lo, hi) sorted by descending score, ties kept in that order: stable
+// radix passes over the score's key, 11 bits at a time, skipping digits every link shares.
+void by_score(BigVector<Link>* links) {
+  uint64_t any = 0, all = ~uint64_t(0);
+  for (const Link& l : *links) any |= descending(l.score), all &= descending(l.score);
+  constexpr int kDigit = 11;
+  BigVector<Link> other;
+  for (int shift = 0; shift < 64; shift += kDigit) {
+    const uint64_t mask = (uint64_t(1) << kDigit) - 1;
+    if ((((any ^ all) >> shift) & mask) == 0) continue;
+    partition(*links, &other, size_t(1) << kDigit,
+              [&](const Link& l) { return size_t(descending(l.score) >> shift & mask); });
+    links->swap(other);
     detail::poll_interrupt();
   }
 }
@@ -70,21 +124,8 @@ BigVector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& 
       links[r] = {p.score[r], std::min(a, b), std::max(a, b)};
     }
   });
-  // Each pair's highest score first, then the pair's other rows dropped.
-  parallel_sort(&links, [](const Link& x, const Link& y) {
-    if (x.lo != y.lo) return x.lo < y.lo;
-    if (x.hi != y.hi) return x.hi < y.hi;
-    return x.score > y.score;
-  });
-  links.erase(
-      std::unique(links.begin(), links.end(),
-                  [](const Link& x, const Link& y) { return x.lo == y.lo && x.hi == y.hi; }),
-      links.end());
-  parallel_sort(&links, [](const Link& x, const Link& y) {
-    if (x.score != y.score) return x.score > y.score;
-    if (x.lo != y.lo) return x.lo < y.lo;
-    return x.hi < y.hi;
-  });
+  drop_repeats(&links);
+  by_score(&links);
   return links;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <tuple>
@@ -61,32 +62,39 @@ TEST(FlatIndex, GroupKeysTellWeightsApart) {
   EXPECT_EQ(index.find({1, 2.0, 1.5}), 8u);
 }
 
+// Scores of either sign, zeros of both signs and infinities; few nodes (many repeated
+// pairs) and more (the links partitioned by more of lo's bits).
 TEST(SortedLinks, EachPairOnceWithItsHighestScoreInDescendingOrder) {
-  std::mt19937 rng(3);
-  std::vector<uint32_t> left, right;
-  std::vector<double> score;
-  for (int i = 0; i < 200000; ++i) {  // enough to sort in parts on every thread
-    const uint32_t a = rng() % 300, b = rng() % 300;
-    if (a == b) continue;
-    left.push_back(a), right.push_back(b), score.push_back(double(rng() % 50) / 7);
-  }
-  const ScoredPairs pairs{left, right, score};
-  check_pairs(300, pairs);
-  const auto links = sorted_links(pairs, {});
-  std::map<std::pair<uint32_t, uint32_t>, double> highest;
-  for (size_t i = 0; i < score.size(); ++i) {
-    const auto key = std::minmax(left[i], right[i]);
-    auto [it, fresh] = highest.emplace(key, score[i]);
-    if (!fresh) it->second = std::max(it->second, score[i]);
-  }
-  std::vector<std::tuple<double, uint32_t, uint32_t>> want;
-  for (const auto& [key, s] : highest) want.emplace_back(-s, key.first, key.second);
-  std::sort(want.begin(), want.end());
-  ASSERT_EQ(links.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(links[i].score, -std::get<0>(want[i]));
-    EXPECT_EQ(links[i].lo, std::get<1>(want[i]));
-    EXPECT_EQ(links[i].hi, std::get<2>(want[i]));
+  const double inf = std::numeric_limits<double>::infinity();
+  for (const uint32_t nodes : {300u, 70000u}) {
+    std::mt19937 rng(3);
+    std::vector<uint32_t> left, right;
+    std::vector<double> score;
+    for (int i = 0; i < 200000; ++i) {  // enough for many parts and every thread
+      const uint32_t a = rng() % nodes, b = rng() % nodes;
+      if (a == b) continue;
+      const double special[] = {0.0, -0.0, inf, -inf};
+      left.push_back(a), right.push_back(b);
+      score.push_back(rng() % 10 == 0 ? special[rng() % 4] : double(int(rng() % 50) - 20) / 7);
+    }
+    const ScoredPairs pairs{left, right, score};
+    check_pairs(nodes, pairs);
+    const auto links = sorted_links(pairs, {});
+    std::map<std::pair<uint32_t, uint32_t>, double> highest;
+    for (size_t i = 0; i < score.size(); ++i) {
+      const auto key = std::minmax(left[i], right[i]);
+      auto [it, fresh] = highest.emplace(key, score[i]);
+      if (!fresh) it->second = std::max(it->second, score[i]);
+    }
+    std::vector<std::tuple<double, uint32_t, uint32_t>> want;
+    for (const auto& [key, s] : highest) want.emplace_back(-s, key.first, key.second);
+    std::sort(want.begin(), want.end());
+    ASSERT_EQ(links.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(links[i].score, -std::get<0>(want[i]));
+      EXPECT_EQ(links[i].lo, std::get<1>(want[i]));
+      EXPECT_EQ(links[i].hi, std::get<2>(want[i]));
+    }
   }
 }
 

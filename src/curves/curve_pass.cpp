@@ -12,8 +12,7 @@
 
 namespace clusterscore::curves_detail {
 
-CurvePass::CurvePass(const Comparison& c)
-    : c_(c), cell_index_(c.cells().total_count), uf_(c.joined().n_b_clusters()) {
+CurvePass::CurvePass(const Comparison& c) : c_(c), uf_(c.joined().n_b_clusters()) {
   const JoinedClusterings& j = c.joined();
   if (c.family() != MetricFamily::kPointwise)
     throw std::invalid_argument("clusterscore: a curve scores an actual clustering");
@@ -42,7 +41,6 @@ CurvePass::CurvePass(const Comparison& c)
   for (uint32_t node = 0; node < n; ++node) {
     if (!in_t(node)) continue;
     const uint32_t a = node_[node].truth;
-    cell_index_.insert({node, a}, node);
     cells_[node] = {a, 1, node_[node].weight, cells_[node].sq, kNone};
     const Sums s = sums_of(node);
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(s[k]);
@@ -85,6 +83,7 @@ Slot& CurvePass::slot(uint32_t r) {
     Slot& s = slots_[at];
     s.groups.push_back(new_group(single_group(r)));
     append(&s.cells, r, cells_);
+    cell_index_.insert({r, node_[r].truth}, r);
   }
   return slots_[at];
 }
@@ -186,8 +185,9 @@ void CurvePass::drop_emptied(Slot* s) {
 
 void CurvePass::move_cells(uint32_t from, uint32_t into) {
   slot(into);
-  uint32_t moving = from;  // a single item's cell is its node's
-  if (node_[from].slot != kNone) {
+  uint32_t moving = from;  // a single item's cell is its node's, not in the index
+  const bool indexed = node_[from].slot != kNone;
+  if (indexed) {
     Slot& small = slots_[node_[from].slot];
     moving = small.cells.head;
     // move_group() lists groups in `into`'s slot only: `from`'s list stays as it is.
@@ -202,7 +202,7 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   for (uint32_t k = moving, next; k != kNone; k = next) {
     next = cells_[k].next;
     Cell& mine = cells_[k];
-    cell_index_.erase({from, mine.truth});
+    if (indexed) cell_index_.erase({from, mine.truth});
     const uint32_t at = cell_index_.find({into, mine.truth});
     if (at == FlatIndex<CellKey>::kMissing) {
       cell_index_.insert({into, mine.truth}, k);

@@ -155,8 +155,11 @@ class CurvePass {
   // The slots, reused (with their lists' room) as components come and go.
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
-  BigVector<Cell> cells_;              // per node: its cell while alone; merged cells unused
-  FlatIndex<CellKey> cell_index_;      // (root, truth cluster) → its cell
+  BigVector<Cell> cells_;  // per node: its cell while alone; merged cells unused
+  // (root, truth cluster) → its cell, for roots with a slot: a single item's cell is its
+  // node's (cells_), indexed when the item's slot is made, so the index grows with the
+  // components rather than being filled with every item first.
+  FlatIndex<CellKey> cell_index_;
   BigVector<Group> groups_;            // every group made, emptied ones among them
   std::vector<uint32_t> free_groups_;  // emptied groups no slot lists: made again first
   FlatIndex<GroupKey> group_index_;    // (root, truth weight, cell weight) → its group

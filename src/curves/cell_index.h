@@ -39,6 +39,12 @@ class FlatIndex {
     slots_[i] = {key, value};
   }
   // The key must be present.
+  void assign(const Key& key, uint32_t value) {
+    size_t i = home(key);
+    while (!(slots_[i].value != kMissing && slots_[i].key == key)) i = (i + 1) & mask_;
+    slots_[i].value = value;
+  }
+  // The key must be present.
   void erase(const Key& key) {
     size_t i = home(key);
     while (!(slots_[i].value != kMissing && slots_[i].key == key)) i = (i + 1) & mask_;

@@ -62,8 +62,8 @@ Sums CurvePass::sums_of(uint32_t r) const {
   Sums s{};
   const Node& d = node_[r];
   if (d.slot != kNone) {
-    for (uint32_t g : slots_[d.slot].groups)
-      if (groups_[g].cells != 0) add_values(groups_[g], d.x, &s);
+    for (const Group& g : slots_[d.slot].groups)
+      if (g.cells != 0) add_values(g, d.x, &s);
   } else if (in_t(r)) {
     add_values(single_group(r), d.x, &s);
   }
@@ -81,7 +81,7 @@ Slot& CurvePass::slot(uint32_t r) {
       free_.pop_back();
     }
     Slot& s = slots_[at];
-    s.groups.push_back(new_group(single_group(r)));
+    s.groups.push_back(single_group(r));
     append(&s.cells, r, cells_);
     cell_index_.insert({r, node_[r].truth}, r);
   }
@@ -93,8 +93,8 @@ void CurvePass::free_slot(uint32_t r) {
   if (at == kNone) return;
   Slot& s = slots_[at];
   stale_count_ -= s.stale;
-  // A slot is made again for the next merge: its list keeps its room (no allocation then).
-  std::vector<uint32_t> groups = std::move(s.groups);
+  // A slot is made again for the next merge: its groups keep their room (no allocation then).
+  std::vector<Group> groups = std::move(s.groups);
   groups.clear();
   s = Slot{};
   s.groups = std::move(groups);
@@ -111,34 +111,26 @@ Sums CurvePass::subtract(uint32_t r) {
   return s;
 }
 
-uint32_t CurvePass::new_group(const Group& g) {
-  if (free_groups_.empty()) {
-    groups_.push_back(g);
-    return uint32_t(groups_.size() - 1);
-  }
-  const uint32_t id = free_groups_.back();
-  free_groups_.pop_back();
-  groups_[id] = g;
-  return id;
-}
-
 uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
   const Slot& s = slots_[node_[r].slot];
   if (s.indexed) return group_index_.find({r, truth, tp});
-  for (uint32_t g : s.groups)
-    if (groups_[g].cells != 0 && groups_[g].truth == truth && groups_[g].tp == tp) return g;
+  for (size_t i = 0; i < s.groups.size(); ++i) {
+    const Group& g = s.groups[i];
+    if (g.cells != 0 && g.truth == truth && g.tp == tp) return uint32_t(i);
+  }
   return FlatIndex<GroupKey>::kMissing;
 }
 
-void CurvePass::list_group(uint32_t r, uint32_t g) {
+void CurvePass::list_group(uint32_t r, const Group& g) {
   Slot& s = slots_[node_[r].slot];
   s.groups.push_back(g);
   if (s.indexed) {
-    group_index_.insert({r, groups_[g].truth, groups_[g].tp}, g);
+    group_index_.insert({r, g.truth, g.tp}, uint32_t(s.groups.size() - 1));
   } else if (s.groups.size() > kScanned) {
     s.indexed = true;
-    for (uint32_t h : s.groups)
-      if (groups_[h].cells != 0) group_index_.insert({r, groups_[h].truth, groups_[h].tp}, h);
+    for (size_t i = 0; i < s.groups.size(); ++i)
+      if (s.groups[i].cells != 0)
+        group_index_.insert({r, s.groups[i].truth, s.groups[i].tp}, uint32_t(i));
   }
 }
 
@@ -146,41 +138,43 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
   if (pending_ != nullptr) add_values(d, node_[r].x, pending_);
   const uint32_t at = find_group(r, d.truth, d.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
-    list_group(r, new_group(d));
+    list_group(r, d);
     return;
   }
-  Group& g = groups_[at];
+  Slot& s = slots_[node_[r].slot];
+  Group& g = s.groups[at];
   g.design += d.design, g.design_sq += d.design_sq, g.cells += d.cells;
   if (g.cells == 0) {
-    Slot& s = slots_[node_[r].slot];
     if (s.indexed) group_index_.erase({r, d.truth, d.tp});
     g = Group{d.truth, d.tp, 0, 0, 0};  // emptied, still listed
     ++s.emptied;
   }
 }
 
-void CurvePass::move_group(uint32_t g, uint32_t from, uint32_t into) {
-  Group& mine = groups_[g];
+void CurvePass::move_group(const Group& mine, uint32_t from, uint32_t into) {
   if (mine.cells == 0) return;
   if (pending_ != nullptr) add_values(mine, node_[into].x, pending_);
   if (slots_[node_[from].slot].indexed) group_index_.erase({from, mine.truth, mine.tp});
   const uint32_t at = find_group(into, mine.truth, mine.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
-    list_group(into, g);
+    list_group(into, mine);
     return;
   }
-  Group& theirs = groups_[at];
+  Group& theirs = slots_[node_[into].slot].groups[at];
   theirs.design += mine.design, theirs.design_sq += mine.design_sq, theirs.cells += mine.cells;
-  mine = Group{mine.truth, mine.tp, 0, 0, 0};
 }
 
-void CurvePass::drop_emptied(Slot* s) {
-  std::erase_if(s->groups, [&](uint32_t g) {
-    if (groups_[g].cells != 0) return false;
-    free_groups_.push_back(g);
-    return true;
-  });
-  s->emptied = 0;
+void CurvePass::drop_emptied(uint32_t r) {
+  Slot& s = slots_[node_[r].slot];
+  size_t kept = 0;
+  for (size_t i = 0; i < s.groups.size(); ++i) {
+    if (s.groups[i].cells == 0) continue;
+    if (s.indexed && kept != i)
+      group_index_.assign({r, s.groups[i].truth, s.groups[i].tp}, uint32_t(kept));
+    s.groups[kept++] = s.groups[i];
+  }
+  s.groups.resize(kept);
+  s.emptied = 0;
 }
 
 void CurvePass::move_cells(uint32_t from, uint32_t into) {
@@ -188,14 +182,10 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   uint32_t moving = from;  // a single item's cell is its node's, not in the index
   const bool indexed = node_[from].slot != kNone;
   if (indexed) {
-    Slot& small = slots_[node_[from].slot];
+    // Only `into`'s slot grows here: `from`'s groups stay where they are while they move.
+    const Slot& small = slots_[node_[from].slot];
     moving = small.cells.head;
-    // move_group() lists groups in `into`'s slot only: `from`'s list stays as it is.
-    for (uint32_t g : small.groups) {
-      move_group(g, from, into);
-      // Emptied here or before: no list holds it once `from`'s is gone.
-      if (groups_[g].cells == 0) free_groups_.push_back(g);
-    }
+    for (const Group& g : small.groups) move_group(g, from, into);
   } else {
     add_to_group(into, single_group(from));
   }
@@ -221,8 +211,8 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
     add_to_group(into, {r, theirs.weight, e, e * theirs.sq, 1});
   }
   // Emptied groups leave the list once they are most of it.
-  Slot& big = slots_[node_[into].slot];
-  if (2 * big.emptied > big.groups.size()) drop_emptied(&big);
+  const Slot& big = slots_[node_[into].slot];
+  if (2 * big.emptied > big.groups.size()) drop_emptied(into);
 }
 
 void CurvePass::link(uint32_t a, uint32_t b) {

@@ -49,10 +49,10 @@ struct List {
 
 // A component of several items, some of them in T.
 struct Slot {
-  // Its groups (CurvePass::groups_), emptied ones among them; ids side by side: the sums
-  // read every group of a large cluster, and a list linked through the groups would make
-  // that a chain of misses.
-  std::vector<uint32_t> groups;
+  // Its groups, emptied ones among them (no cells), in the order they joined it: side by
+  // side, as a merge scans a small cluster's and a settle reads every one of a large
+  // cluster's (groups kept elsewhere cost a miss each).
+  std::vector<Group> groups;
   List cells;            // its cells (CurvePass::cells_)
   uint32_t emptied = 0;  // groups listed that hold no cell any more
   bool indexed = false;  // its groups are found by CurvePass::group_index_
@@ -120,14 +120,14 @@ class CurvePass {
   // Adds `d` (a count of -1 removes a cell) to root r's group of d's key, which it makes
   // or, emptied, takes out of the index.
   void add_to_group(uint32_t r, const Group& d);
-  // Moves group g of `from` to `into`, or into its group of the same key.
-  void move_group(uint32_t g, uint32_t from, uint32_t into);
-  // Root r's group of (truth, tp), or kMissing: a few groups are scanned (in cache), more
-  // are found by the index (a scan of a large cluster's groups cost their number per merge).
+  // Moves group `mine` of `from` to `into`, or into its group of the same key.
+  void move_group(const Group& mine, uint32_t from, uint32_t into);
+  // Where root r's group of (truth, tp) is in its slot's groups, or kMissing: a few groups
+  // are scanned (in cache), more are found by the index (a scan of a large cluster's
+  // groups cost their number per merge).
   uint32_t find_group(uint32_t r, double truth, double tp) const;
-  void list_group(uint32_t r, uint32_t g);  // adds g to r's groups (and the index)
-  uint32_t new_group(const Group& g);       // an emptied group no list holds, or a new one
-  void drop_emptied(Slot* s);               // takes the emptied groups out of s's list
+  void list_group(uint32_t r, const Group& g);  // adds g to r's groups (and the index)
+  void drop_emptied(uint32_t r);                // takes the emptied groups out of r's
   // Appends entries[k] to `list`, whose entries link through their `next`.
   template <class Entries>
   static void append(List* list, uint32_t k, Entries& entries) {
@@ -160,9 +160,7 @@ class CurvePass {
   // node's (cells_), indexed when the item's slot is made, so the index grows with the
   // components rather than being filled with every item first.
   FlatIndex<CellKey> cell_index_;
-  BigVector<Group> groups_;            // every group made, emptied ones among them
-  std::vector<uint32_t> free_groups_;  // emptied groups no slot lists: made again first
-  FlatIndex<GroupKey> group_index_;    // (root, truth weight, cell weight) → its group
+  FlatIndex<GroupKey> group_index_;  // (root, truth weight, cell weight) → its place
   Components uf_;
   std::array<detail::KahanSum, kSums> totals_;
   detail::KahanSum mean_weight_;

@@ -93,7 +93,16 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
   // The pass at threshold t, its step-th row: kept if `keep`, and where it is best. Large
   // clusters' sums are settled only where the row is kept or their bounds could beat a
   // best row: past a curve's peak, a giant cluster's bounds rarely can.
+  // A step that merged nothing has the last evaluated step's values: it can beat no best
+  // row (ties keep the higher threshold), so only a kept row needs it.
+  uint64_t evaluated_at = UINT64_MAX;  // merges when a step was last evaluated
   const auto at = [&](double t, bool keep) {
+    if (!keep && pass.merges() == evaluated_at) {
+      ++step;
+      detail::poll_interrupt();
+      return;
+    }
+    evaluated_at = pass.merges();
     Row r = pass.row(t);
     const auto could_beat = [&] {
       for (size_t b = 0; b < best.size(); ++b) {

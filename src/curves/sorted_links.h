@@ -29,7 +29,8 @@ void check_pairs(size_t rows, const ScoredPairs& p);
 
 // The checked pairs' nodes (node_of_row: row → node; empty: the rows themselves), each
 // distinct pair once with its highest score, by descending score, then lo, then hi: the
-// same order on any number of threads. O(P log P), sorted in parallel.
+// same order on any number of threads. O(P) radix passes and sorts of parts of a few
+// thousand links, in parallel.
 BigVector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& node_of_row);
 
 // Union–find over nodes, by size with path halving.

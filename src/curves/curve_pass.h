@@ -127,7 +127,7 @@ class CurvePass {
   // groups cost their number per merge).
   uint32_t find_group(uint32_t r, double truth, double tp) const;
   void list_group(uint32_t r, const Group& g);  // adds g to r's groups (and the index)
-  void drop_emptied(uint32_t r);                // takes the emptied groups out of r's
+  void drop_emptied(uint32_t r);                // takes the emptied groups out of r's list
   // Appends entries[k] to `list`, whose entries link through their `next`.
   template <class Entries>
   static void append(List* list, uint32_t k, Entries& entries) {

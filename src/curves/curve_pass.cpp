@@ -82,7 +82,7 @@ Slot& CurvePass::slot(uint32_t r) {
     }
     Slot& s = slots_[at];
     s.groups.push_back(single_group(r));
-    append(&s.cells, r, cells_);
+    append_cell(&s.cells, r);
     cell_index_.insert({r, node_[r].truth}, r);
   }
   return slots_[at];
@@ -196,7 +196,7 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
     const uint32_t at = cell_index_.find({into, mine.truth});
     if (at == FlatIndex<CellKey>::kMissing) {
       cell_index_.insert({into, mine.truth}, k);
-      append(&slots_[node_[into].slot].cells, k, cells_);
+      append_cell(&slots_[node_[into].slot].cells, k);
       continue;
     }
     // The two cells become one: their groups lose them, the sum's group gains it.

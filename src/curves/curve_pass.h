@@ -128,14 +128,13 @@ class CurvePass {
   uint32_t find_group(uint32_t r, double truth, double tp) const;
   void list_group(uint32_t r, const Group& g);  // adds g to r's groups (and the index)
   void drop_emptied(uint32_t r);                // takes the emptied groups out of r's list
-  // Appends entries[k] to `list`, whose entries link through their `next`.
-  template <class Entries>
-  static void append(List* list, uint32_t k, Entries& entries) {
-    entries[k].next = kNone;
+  // Appends cell k to `list`.
+  void append_cell(List* list, uint32_t k) {
+    cells_[k].next = kNone;
     if (list->size++ == 0) {
       list->head = k;
     } else {
-      entries[list->tail].next = k;
+      cells_[list->tail].next = k;
     }
     list->tail = k;
   }

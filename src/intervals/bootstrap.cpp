@@ -160,33 +160,63 @@ struct Replicates {
   }
 };
 
-// Replicate i computed from the draws draw(i, &drawn, &blocks) sets, on any thread (each
-// writes only its own column i); progress reported as steps [done, done + count) of `total`.
+using intervals_detail::kLanes;
+
+// Lane l of `side_by_side` (intervals_detail::Draws) set to the counts `drawn`. Throws
+// std::overflow_error for a count over 255, which needs a truth cluster drawn 256 times
+// where one time is expected: odds under 1e-500 for any number of clusters.
+void pack(const std::vector<uint32_t>& drawn, size_t l, std::vector<uint8_t>* side_by_side) {
+  uint32_t most = 0;
+  for (size_t p = 0; p < drawn.size(); ++p) {
+    most = std::max(most, drawn[p]);
+    (*side_by_side)[p * kLanes + l] = uint8_t(drawn[p]);
+  }
+  if (most > 255)
+    throw std::overflow_error("clusterscore: a resample drew one truth cluster over 255 times");
+}
+
+// Replicate i computed from the draws draw(i, &drawn, &blocks) sets, kLanes at a time
+// (intervals_detail::Draws) on any thread, each batch writing only its own columns i;
+// progress reported as steps [done, done + count) of `total`.
 template <class Engine, class Draw>
 Replicates replicate(const Engine& engine, size_t count, size_t done, size_t total, Draw draw) {
   const size_t n_runs = engine.runs(), cells = engine.groups() * engine.layout().width();
-  const size_t pairs = n_runs * (n_runs - 1) / 2;
+  const size_t pairs = n_runs * (n_runs - 1) / 2, clusters = engine.clusters();
   Replicates r;
   r.count = count;
   r.values.assign(n_runs * cells * count, kNaN);
   r.deltas.assign(pairs * cells * count, kNaN);
   struct Scratch {
     std::vector<uint32_t> drawn;
+    std::vector<uint8_t> side_by_side;
     DrawBlocks blocks;
-    std::vector<double> now;
+    std::vector<double> now[kLanes];
   };
-  std::vector<Scratch> scratch(detail::workers_for(count));
-  detail::parallel_for(count, [&](size_t w, size_t i) {
+  const size_t batches = (count + kLanes - 1) / kLanes;
+  std::vector<Scratch> scratch(detail::workers_for(batches));
+  detail::parallel_for(batches, [&](size_t w, size_t batch) {
     detail::poll_interrupt();
-    detail::report_every(done + i, total);
-    std::vector<double>& now = scratch[w].now;
-    draw(i, &scratch[w].drawn, &scratch[w].blocks);
-    engine.compute(scratch[w].drawn.data(), &now);
-    for (size_t x = 0; x < n_runs * cells; ++x) r.values[x * count + i] = now[x];
-    for (size_t a = 0, pair = 0; a < n_runs; ++a)
-      for (size_t z = a + 1; z < n_runs; ++z, ++pair)
-        for (size_t x = 0; x < cells; ++x)
-          r.deltas[(pair * cells + x) * count + i] = now[z * cells + x] - now[a * cells + x];
+    Scratch& s = scratch[w];
+    intervals_detail::Draws d;
+    d.lanes = std::min(kLanes, count - batch * kLanes);
+    s.side_by_side.assign(clusters * kLanes, 0);
+    for (size_t l = 0; l < d.lanes; ++l) {
+      const size_t i = batch * kLanes + l;
+      detail::report_every(done + i, total);
+      draw(i, &s.drawn, &s.blocks);
+      pack(s.drawn, l, &s.side_by_side);
+    }
+    d.n = s.side_by_side.data();
+    engine.compute(d, s.now);
+    for (size_t l = 0; l < d.lanes; ++l) {
+      const size_t i = batch * kLanes + l;
+      const std::vector<double>& now = s.now[l];
+      for (size_t x = 0; x < n_runs * cells; ++x) r.values[x * count + i] = now[x];
+      for (size_t a = 0, pair = 0; a < n_runs; ++a)
+        for (size_t z = a + 1; z < n_runs; ++z, ++pair)
+          for (size_t x = 0; x < cells; ++x)
+            r.deltas[(pair * cells + x) * count + i] = now[z * cells + x] - now[a * cells + x];
+    }
   });
   return r;
 }
@@ -208,7 +238,7 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
                                            ? detail::jackknife_groups(used, {})
                                            : detail::JackknifeGroups{{0}, {}};
   std::vector<double> full;
-  engine.compute(nullptr, &full);
+  engine.compute(intervals_detail::Draws{}, &full);
   const size_t steps = b_count + jack.size();
   // Resample b draws from a random stream of its own, so that it is the same whichever
   // thread computes it.

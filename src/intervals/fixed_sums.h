@@ -33,8 +33,9 @@ inline std::vector<double> draw_factors(const std::vector<double>& inclusion, si
 }
 
 // Estimates from fixed sums per truth cluster (ClusterSums): the truth cluster at place p
-// of the order of drawing (BootstrapOptions::cluster_rank), drawn n[p] times, counts
-// 1 + a_p·(n[p] − 1) times its design weight (draw_factors(); n null: once).
+// of the order of drawing (BootstrapOptions::cluster_rank), drawn n times in a lane
+// (Draws), counts 1 + a_p·(n − 1) times its design weight there (draw_factors(); no
+// draws: once).
 class FixedSums {
  public:
   // `rank`: BootstrapOptions::cluster_rank, checked.
@@ -79,9 +80,10 @@ class FixedSums {
     for (size_t e = 0; e < r.size(); ++e) f(places_[run][e], r.group[e]);
   }
 
-  void compute(const uint32_t* n, std::vector<double>* out) const {
-    estimates_of_runs(layout_, groups(), runs_.size(), out,
-                      [&](size_t run, GroupSums* sums) { add_entries(run, n, sums); });
+  // The estimates of each lane's draws into out[0..d.lanes).
+  void compute(const Draws& d, std::vector<double>* out) const {
+    estimates_of_runs(layout_, groups(), runs_.size(), d.lanes, out,
+                      [&](size_t run, GroupSums* sums) { add_entries(run, d, sums); });
   }
 
  private:
@@ -93,17 +95,20 @@ class FixedSums {
   }
 
   CLUSTERSCORE_SIMD_CLONES
-  void add_entries(size_t run, const uint32_t* n, GroupSums* sums) const {
+  void add_entries(size_t run, const Draws& d, GroupSums* sums) const {
     const ClusterSums& r = runs_[run];
     const std::vector<uint32_t>& places = places_[run];
     const size_t width = r.width();
     for (size_t e = 0; e < r.size(); ++e) {
       const uint32_t p = places[e];
-      // The variance corrected cluster by cluster, in the multiplicities.
-      double k = !n ? 1.0 : a_.empty() ? double(n[p]) : 1 + a_[p] * (double(n[p]) - 1);
-      if (k == 0) continue;
-      if (!design_.empty()) k *= design_[p];
-      sums->add(r.group[e], k, r.weight[e], r.sums.data() + e * width);
+      for (size_t l = 0; l < d.lanes; ++l) {
+        // The variance corrected cluster by cluster, in the multiplicities.
+        const double n = d.times(l, p);
+        double k = !d.n || a_.empty() ? n : 1 + a_[p] * (n - 1);
+        if (k == 0) continue;
+        if (!design_.empty()) k *= design_[p];
+        sums[l].add(r.group[e], k, r.weight[e], r.sums.data() + e * width);
+      }
     }
   }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -111,17 +113,64 @@ class GroupSums {
   std::vector<double> sum_, comp_;
 };
 
-// The estimates of every run: out[(run * groups + g) * width + m], each run's sums made by
-// add(run, &sums).
+// Several resamples computed in one pass over the sums, their draw counts side by side: a
+// truth cluster's counts for all of them are one load, and a byte each, so that the counts
+// of millions of clusters stay in a cache. Read one array per resample, group by group
+// (every slice's clusters are spread over all places), they missed it once per count.
+inline constexpr size_t kLanes = 4;
+
+// The draw counts of the resamples computed together: lane l's truth cluster at place p is
+// drawn n[p·kLanes + l] times (n null: once each). Lanes past `lanes` hold counts that are
+// computed and not read. Each lane's arithmetic is the one-resample code's, in its order:
+// the same bits whatever the lanes.
+struct Draws {
+  size_t lanes = 1;  // in [1, kLanes]
+  const uint8_t* n = nullptr;
+  // Lane l's multiplicity of place p.
+  double times(size_t l, uint32_t p) const { return n ? double(n[size_t(p) * kLanes + l]) : 1.0; }
+  // Every lane's multiplicity of place p.
+  [[gnu::always_inline]] detail::Lanes4 times4(uint32_t p) const {
+    static_assert(kLanes == 4);
+    if (!n) return detail::Lanes4{1, 1, 1, 1};
+    detail::Bytes4 k;
+    std::memcpy(&k, n + size_t(p) * kLanes, sizeof k);
+    return __builtin_convertvector(k, detail::Lanes4);
+  }
+};
+
+// Four compensated sums, one per lane of Draws, each a detail::LaneSum whose four
+// positions are held here as four vectors over the lanes: a stream's value i goes to
+// position i % 4, as LaneSum's lane i % 4 would take it, so lane l's value() is the same
+// bits as a LaneSum over lane l's stream.
+struct LaneSums {
+  // Position by position, kLanes values each (doubles, not vectors: a std::vector of these
+  // may hold them at any 8-byte boundary).
+  double sum[4][kLanes] = {}, comp[4][kLanes] = {};
+  [[gnu::always_inline]] void add(size_t position, detail::Lanes4 x) {
+    detail::Lanes4 s = detail::load4(sum[position]), c = detail::load4(comp[position]);
+    detail::neumaier_add4(s, c, x);
+    detail::store4(sum[position], s);
+    detail::store4(comp[position], c);
+  }
+  detail::KahanSum value(size_t l) const {
+    detail::KahanSum out;
+    for (size_t at = 0; at < 4; ++at) out.add(detail::KahanSum{sum[at][l], comp[at][l]});
+    return out;
+  }
+};
+
+// The estimates of every run, lane by lane: out[l][(run * groups + g) * width + m], each
+// run's sums made by add(run, sums) into sums[0..lanes).
 template <class Add>
-void estimates_of_runs(const Layout& layout, size_t groups, size_t runs, std::vector<double>* out,
-                       Add add) {
-  out->assign(runs * groups * layout.width(), std::numeric_limits<double>::quiet_NaN());
-  GroupSums sums(layout, groups);
+void estimates_of_runs(const Layout& layout, size_t groups, size_t runs, size_t lanes,
+                       std::vector<double>* out, Add add) {
+  std::vector<GroupSums> sums(lanes, GroupSums(layout, groups));
+  for (size_t l = 0; l < lanes; ++l)
+    out[l].assign(runs * groups * layout.width(), std::numeric_limits<double>::quiet_NaN());
   for (size_t run = 0; run < runs; ++run) {
-    sums.clear();
-    add(run, &sums);
-    sums.finish(run, out);
+    for (GroupSums& s : sums) s.clear();
+    add(run, sums.data());
+    for (size_t l = 0; l < lanes; ++l) sums[l].finish(run, &out[l]);
   }
 }
 

@@ -44,39 +44,48 @@ void fixed_values(const CellSums& r, size_t e, double* v) {
   v[kTogetherPairs] = t.together, v[kTruthPairs] = t.truth;
 }
 
-// Per group, fixed cells' weights and sums over a resample (compensated), and what they
-// add to the group's kSums.
+// Per group, fixed cells' weights and sums over each lane's draws (compensated, the lanes
+// side by side: Draws), and what they add to the group's kSums.
 class FixedGroupSums {
  public:
   explicit FixedGroupSums(size_t groups)
-      : w_(groups), sum_(groups * kFixedSums, 0.0), comp_(groups * kFixedSums, 0.0) {}
-  [[gnu::always_inline]] void add(size_t g, double k, double weight, const double* values) {
-    w_[g].add(k * weight);
-    detail::neumaier_add_scaled(sum_.data() + g * kFixedSums, comp_.data() + g * kFixedSums, k,
-                                values, kFixedSums);
+      : sum_(groups * kWidth * kLanes, 0.0), comp_(groups * kWidth * kLanes, 0.0) {}
+  // Adds k × weight to group g's weight and k × values to its sums, k per lane.
+  [[gnu::always_inline]] void add(size_t g, detail::Lanes4 k, double weight, const double* values) {
+    double *sum = sum_.data() + g * kWidth * kLanes, *comp = comp_.data() + g * kWidth * kLanes;
+    for (size_t x = 0; x < kWidth; ++x) {
+      const double v = x == 0 ? weight : values[x - 1];
+      detail::Lanes4 s = detail::load4(sum + x * kLanes), c = detail::load4(comp + x * kLanes);
+      detail::neumaier_add4(s, c, k * detail::Lanes4{v, v, v, v});
+      detail::store4(sum + x * kLanes, s);
+      detail::store4(comp + x * kLanes, c);
+    }
   }
-  void add_to(GroupSums* sums) const {
-    for (size_t g = 0; g < w_.size(); ++g) {
+  // Lane l's sums added to its group sums.
+  void add_to(size_t l, GroupSums* sums) const {
+    for (size_t g = 0; g < sum_.size() / (kWidth * kLanes); ++g) {
       const auto at = [&](size_t x) {
-        return KahanSum{sum_[g * kFixedSums + x], comp_[g * kFixedSums + x]};
+        const size_t i = (g * kWidth + x) * kLanes + l;
+        return KahanSum{sum_[i], comp_[i]};
       };
-      sums->add_weight(g, w_[g]);
-      sums->add_to(g, Column::kPrecision, w_[g]);
-      sums->add_to(g, Column::kRecall, at(kRecall));
-      sums->add_to(g, Column::kJaccardIndex, at(kRecall));
-      sums->add_to(g, Column::kF1, at(kF1));
-      sums->add_to(g, Column::kAccuracy, at(kMissed));
-      sums->add_to(g, Column::kJaccardDistance, at(kDistance));
-      sums->add_to(g, Column::kUnderMergeRate, at(kUnder));
-      sums->add_to(g, kTogether, at(kTogetherPairs));
-      sums->add_to(g, kTogether + 1, at(kTogetherPairs));
-      sums->add_to(g, kTogether + 2, at(kTruthPairs));
+      const KahanSum w = at(0);
+      sums->add_weight(g, w);
+      sums->add_to(g, Column::kPrecision, w);
+      sums->add_to(g, Column::kRecall, at(1 + kRecall));
+      sums->add_to(g, Column::kJaccardIndex, at(1 + kRecall));
+      sums->add_to(g, Column::kF1, at(1 + kF1));
+      sums->add_to(g, Column::kAccuracy, at(1 + kMissed));
+      sums->add_to(g, Column::kJaccardDistance, at(1 + kDistance));
+      sums->add_to(g, Column::kUnderMergeRate, at(1 + kUnder));
+      sums->add_to(g, kTogether, at(1 + kTogetherPairs));
+      sums->add_to(g, kTogether + 1, at(1 + kTogetherPairs));
+      sums->add_to(g, kTogether + 2, at(1 + kTruthPairs));
     }
   }
 
  private:
-  std::vector<KahanSum> w_;
-  std::vector<double> sum_, comp_;
+  static constexpr size_t kWidth = 1 + kFixedSums;  // the weight, then the sums
+  std::vector<double> sum_, comp_;                  // [(group · kWidth + x) · kLanes + lane]
 };
 
 // Adds entry e of a fixed cell, of the truth cluster drawn `place`-th, to the (cluster,
@@ -114,25 +123,6 @@ void check(const CellSums& r) {
   for (size_t e = 0; e < r.size(); ++e)
     if (r.cell[e] >= r.row.size() || r.group[e] >= r.n_groups)
       throw std::invalid_argument("clusterscore: an entry outside the cells or the groups");
-}
-
-// Whole clusters' entries (in order of cluster) moved group by group, each group's padded
-// with zeros to a multiple of four.
-void by_group(size_t groups, const std::vector<uint32_t>& group, SplitCells* s) {
-  s->whole_start.assign(groups + 1, 0);
-  for (uint32_t g : group) ++s->whole_start[g + 1];
-  for (size_t g = 0; g < groups; ++g)
-    s->whole_start[g + 1] = s->whole_start[g] + (s->whole_start[g + 1] + 3) / 4 * 4;
-  std::vector<uint32_t> row(s->whole_start.back(), 0);
-  std::vector<double> weight(row.size(), 0.0), pairs(row.size(), 0.0);
-  std::vector<size_t> at(s->whole_start.begin(), s->whole_start.end() - 1);
-  for (size_t i = 0; i < group.size(); ++i) {
-    const size_t to = at[group[i]]++;
-    row[to] = s->whole_row[i], weight[to] = s->whole_weight[i], pairs[to] = s->whole_pairs[i];
-  }
-  s->whole_row = std::move(row);
-  s->whole_weight = std::move(weight);
-  s->whole_pairs = std::move(pairs);
 }
 
 SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
@@ -186,7 +176,7 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
       detail::counting_order(r.size(), r.n_clusters, [&](size_t e) {
         return mixed[r.cell[e]] == kNone ? size_t(place(r.row[r.cell[e]])) : detail::kSkip;
       }).order;
-  std::vector<uint32_t> whole_group;
+  std::vector<uint32_t> whole_in_group(r.n_groups, 0);
   std::vector<double> comp;
   size_t row_first = 0;
   uint32_t last = kNone;
@@ -195,7 +185,7 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
     if (row_cells[row] == 1) {
       const double tp = r.cell_weight[k], w = r.weight[e];
       out.whole_row.push_back(p);
-      whole_group.push_back(r.group[e]);
+      out.whole_slot.push_back(4 * r.group[e] + whole_in_group[r.group[e]]++ % 4);
       out.whole_weight.push_back(w);
       out.whole_pairs.push_back(
           detail::cell_pair_terms(w * r.scale, r.weight_sq[e], tp, tp, tp, r.scale).together);
@@ -204,7 +194,6 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
     if (p != last) row_first = out.fixed_row.size(), last = p;
     add_fixed(r, e, p, row_first, &out, &comp);
   }
-  by_group(r.n_groups, whole_group, &out);
   constexpr size_t n = kFixedSums;
   for (size_t at = 0; at < out.fixed_row.size(); ++at) {
     out.fixed_weight[at] += comp[at * (n + 1) + n];
@@ -213,43 +202,35 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
   return out;
 }
 
-// Four draw counts (null: 1 each) as doubles.
-[[gnu::always_inline]] inline detail::Lanes4 counts4(const uint32_t* n, const uint32_t* at) {
-  if (!n) return detail::Lanes4{1, 1, 1, 1};
-  return detail::Lanes4{double(n[at[0]]), double(n[at[1]]), double(n[at[2]]), double(n[at[3]])};
+// Per lane l, total[l] = Σ_p n[p]·weight[p] over its draws n, as a detail::LaneSum over the
+// places would sum it.
+CLUSTERSCORE_SIMD_CLONES
+void total_weights(const std::vector<double>& weight, const Draws& d, double* total) {
+  LaneSums sum;
+  for (size_t p = 0; p < weight.size(); ++p) {
+    const double w = weight[p];
+    sum.add(p % 4, d.times4(uint32_t(p)) * detail::Lanes4{w, w, w, w});
+  }
+  for (size_t l = 0; l < d.lanes; ++l) total[l] = sum.value(l).value();
 }
 
-// Σ_p n[p]·weight[p] (n null: all 1), in four lanes (detail::LaneSum).
+// Every group's whole clusters, per lane l: Σ n·W into out[2(g·kLanes + l)] and Σ n·pair
+// term after it, as detail::LaneSum over the group's entries would sum them. The entries
+// come in order of place, so the draws are read in order. A cluster not drawn adds zeros,
+// cheaper than a branch that guesses wrong a third of the time.
 CLUSTERSCORE_SIMD_CLONES
-KahanSum total_weight(const std::vector<double>& weight, const uint32_t* n) {
-  detail::LaneSum sum;
-  const size_t size = weight.size(), body = size - size % 4;
-  for (size_t p = 0; p < body; p += 4) {
-    const detail::Lanes4 k =
-        n ? detail::Lanes4{double(n[p]), double(n[p + 1]), double(n[p + 2]), double(n[p + 3])}
-          : detail::Lanes4{1, 1, 1, 1};
-    sum.add(k * detail::load4(weight.data() + p));
+void whole_sums(const SplitCells& s, size_t groups, const Draws& d, KahanSum* out) {
+  std::vector<LaneSums> w(groups), p(groups);
+  for (size_t i = 0; i < s.whole_row.size(); ++i) {
+    const detail::Lanes4 k = d.times4(s.whole_row[i]);
+    const double weight = s.whole_weight[i], pairs = s.whole_pairs[i];
+    const uint32_t g = s.whole_slot[i] / 4, at = s.whole_slot[i] % 4;
+    w[g].add(at, k * detail::Lanes4{weight, weight, weight, weight});
+    p[g].add(at, k * detail::Lanes4{pairs, pairs, pairs, pairs});
   }
-  detail::Lanes4 tail = {0, 0, 0, 0};
-  for (size_t p = body; p < size; ++p) tail[p - body] = (n ? double(n[p]) : 1.0) * weight[p];
-  sum.add(tail);
-  return sum.value();
-}
-
-// Group g's whole clusters: Σ n·W into *weight and Σ n·pair term into *pairs, in
-// four lanes. A cluster not drawn adds zeros, cheaper than a branch that guesses wrong a
-// third of the time.
-CLUSTERSCORE_SIMD_CLONES
-void whole_sums(const SplitCells& s, size_t g, const uint32_t* n, KahanSum* weight,
-                KahanSum* pairs) {
-  detail::LaneSum w, p;
-  for (size_t i = s.whole_start[g]; i < s.whole_start[g + 1]; i += 4) {
-    const detail::Lanes4 k = counts4(n, s.whole_row.data() + i);
-    w.add(k * detail::load4(s.whole_weight.data() + i));
-    p.add(k * detail::load4(s.whole_pairs.data() + i));
-  }
-  *weight = w.value();
-  *pairs = p.value();
+  for (size_t g = 0; g < groups; ++g)
+    for (size_t l = 0; l < d.lanes; ++l)
+      out[2 * (g * kLanes + l)] = w[g].value(l), out[2 * (g * kLanes + l) + 1] = p[g].value(l);
 }
 
 }  // namespace
@@ -270,68 +251,77 @@ std::vector<std::string> RecomputedCells::base_names() const {
   return {std::begin(detail::kPointwiseNames), std::end(detail::kPointwiseNames)};
 }
 
-void RecomputedCells::compute(const uint32_t* n, std::vector<double>* out) const {
-  estimates_of_runs(layout_, groups(), runs_.size(), out,
-                    [&](size_t run, GroupSums* sums) { add_run(run, n, sums); });
+void RecomputedCells::compute(const Draws& d, std::vector<double>* out) const {
+  estimates_of_runs(layout_, groups(), runs_.size(), d.lanes, out,
+                    [&](size_t run, GroupSums* sums) { add_run(run, d, sums); });
 }
 
+// Lane by lane, each part of a resample's sums is made by the one-resample arithmetic in
+// its order; the parts loop over the lanes inside their loop over the sums they read.
 CLUSTERSCORE_SIMD_CLONES
-void RecomputedCells::add_run(size_t run, const uint32_t* n, GroupSums* sums) const {
+void RecomputedCells::add_run(size_t run, const Draws& d, GroupSums* sums) const {
   const CellSums& r = runs_[run];
   const SplitCells& s = split_[run];
-  const auto times = [&](uint32_t p) { return n ? double(n[p]) : 1.0; };
-  const double all = total_weight(s.row_weight, n).value();  // T's, over the draws
-  // Whole clusters: their weight and pair term, per group.
-  std::vector<KahanSum> whole(2 * sums->groups());
-  for (size_t g = 0; g < sums->groups(); ++g) whole_sums(s, g, n, &whole[2 * g], &whole[2 * g + 1]);
-  FixedGroupSums fixed(sums->groups());
-  for (size_t i = 0; i < s.fixed_row.size(); ++i) {
-    const double k = times(s.fixed_row[i]);
-    if (k != 0)
-      fixed.add(s.fixed_group[i], k, s.fixed_weight[i], s.fixed_sums.data() + i * kFixedSums);
-  }
-  fixed.add_to(sums);
+  const size_t lanes = d.lanes, groups = sums[0].groups();
+  double all[kLanes];  // T's weight over each lane's draws
+  total_weights(s.row_weight, d, all);
+  // Whole clusters: their weight and pair term, per group and lane.
+  std::vector<KahanSum> whole(2 * groups * kLanes);
+  whole_sums(s, groups, d, whole.data());
+  // A cluster not drawn in a lane adds zeros there, which leave its sums' bits as they are.
+  FixedGroupSums fixed(groups);
+  for (size_t i = 0; i < s.fixed_row.size(); ++i)
+    fixed.add(s.fixed_group[i], d.times4(s.fixed_row[i]), s.fixed_weight[i],
+              s.fixed_sums.data() + i * kFixedSums);
+  for (size_t l = 0; l < lanes; ++l) fixed.add_to(l, &sums[l]);
   // Cells of shared actual clusters: their draws, read in order of place (the draws of
-  // millions of clusters do not fit in a cache, their cells' do).
+  // millions of clusters do not fit in a cache, their cells' do); lane l's from l·cells.
+  const size_t cells = s.by_place.size();
   thread_local std::vector<double> drawn;
-  drawn.resize(s.by_place.size());
-  for (size_t i = 0; i < s.by_place.size(); ++i) drawn[s.by_place[i]] = times(s.place[i]);
+  drawn.resize(cells * lanes);
+  for (size_t i = 0; i < cells; ++i)
+    for (size_t l = 0; l < lanes; ++l) drawn[l * cells + s.by_place[i]] = d.times(l, s.place[i]);
   // An actual cluster at a time: its weight over the clusters drawn, then each cell's
   // metrics, once for all its entries.
   const double scale = r.scale;
   double m[detail::kPointwiseMetrics], v[kSums];
-  for (size_t j = 0; j + 1 < s.col_start.size(); ++j) {
-    KahanSum col;
-    for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x)
-      col.add(drawn[x] * s.cell_weight[x]);
-    const double col_weight = col.value();
-    for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x) {
-      const double k = drawn[x];
-      if (k == 0) continue;
-      // The item's actual cluster holds one copy of its own truth cluster's items.
-      const double tp = s.cell_weight[x], wr = s.cell_row_weight[x];
-      const double actual = col_weight - (k - 1) * tp;
-      detail::pointwise_row({tp, wr, actual, wr - tp, actual - tp}, all, m);
-      for (size_t e = s.entry_start[x]; e < s.entry_start[x + 1]; ++e) {
-        const double w = s.weight[e];
-        for (int y = 0; y < detail::kPointwiseMetrics; ++y) v[y] = m[y] * w;
-        v[Column::kAccuracy] = w * ((actual - tp) + (wr - tp));
-        const detail::PairTerms t =
-            detail::cell_pair_terms(w * scale, s.weight_sq[e], tp, actual, wr, scale);
-        v[kTogether] = t.together, v[kTogether + 1] = t.actual, v[kTogether + 2] = t.truth;
-        sums->add(s.group[e], k, w, v);
+  for (size_t j = 0; j + 1 < s.col_start.size(); ++j)
+    for (size_t l = 0; l < lanes; ++l) {
+      const double* times = drawn.data() + l * cells;
+      KahanSum col;
+      for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x)
+        col.add(times[x] * s.cell_weight[x]);
+      const double col_weight = col.value();
+      for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x) {
+        const double k = times[x];
+        if (k == 0) continue;
+        // The item's actual cluster holds one copy of its own truth cluster's items.
+        const double tp = s.cell_weight[x], wr = s.cell_row_weight[x];
+        const double actual = col_weight - (k - 1) * tp;
+        detail::pointwise_row({tp, wr, actual, wr - tp, actual - tp}, all[l], m);
+        for (size_t e = s.entry_start[x]; e < s.entry_start[x + 1]; ++e) {
+          const double w = s.weight[e];
+          for (int y = 0; y < detail::kPointwiseMetrics; ++y) v[y] = m[y] * w;
+          v[Column::kAccuracy] = w * ((actual - tp) + (wr - tp));
+          const detail::PairTerms t =
+              detail::cell_pair_terms(w * scale, s.weight_sq[e], tp, actual, wr, scale);
+          v[kTogether] = t.together, v[kTogether + 1] = t.actual, v[kTogether + 2] = t.truth;
+          sums[l].add(s.group[e], k, w, v);
+        }
       }
     }
-  }
-  for (size_t g = 0; g < sums->groups(); ++g) {
-    const KahanSum &w = whole[2 * g], &pairs = whole[2 * g + 1];
-    sums->add_weight(g, w);
-    for (size_t x : {Column::kPrecision, Column::kRecall, Column::kF1, Column::kJaccardIndex})
-      sums->add_to(g, x, w);
-    for (size_t x = kTogether; x < kSums; ++x) sums->add_to(g, x, pairs);
-    // Σw·accuracy = Σw·(total − fp − fn) / total.
-    sums->set(g, Column::kAccuracy, [&](double weight, double off) { return weight - off / all; });
-  }
+  for (size_t g = 0; g < groups; ++g)
+    for (size_t l = 0; l < lanes; ++l) {
+      const KahanSum &w = whole[2 * (g * kLanes + l)], &pairs = whole[2 * (g * kLanes + l) + 1];
+      const double total = all[l];
+      sums[l].add_weight(g, w);
+      for (size_t x : {Column::kPrecision, Column::kRecall, Column::kF1, Column::kJaccardIndex})
+        sums[l].add_to(g, x, w);
+      for (size_t x = kTogether; x < kSums; ++x) sums[l].add_to(g, x, pairs);
+      // Σw·accuracy = Σw·(total − fp − fn) / total.
+      sums[l].set(g, Column::kAccuracy,
+                  [&](double weight, double off) { return weight - off / total; });
+    }
 }
 
 }  // namespace clusterscore::intervals_detail

@@ -26,11 +26,12 @@ namespace clusterscore::intervals_detail {
 // list is in order of cluster, so a resample reads the clusters' multiplicities in order.
 struct SplitCells {
   std::vector<double> row_weight;  // per truth cluster, over T
-  // Truth clusters that are one whole actual cluster over T, group by group (group g's
-  // from whole_start[g], padded with zeros to a multiple of four): the items' weight W
-  // and pair term Σw·(W − w), every metric's value 1 (0 for the rates and distances).
-  std::vector<size_t> whole_start;
-  std::vector<uint32_t> whole_row;
+  // Truth clusters that are one whole actual cluster over T, an entry per group holding
+  // their items, in order of place: the items' weight W and pair term Σw·(W − w), every
+  // metric's value 1 (0 for the rates and distances). whole_slot is 4·group + the entry's
+  // index among its group's mod 4: where a detail::LaneSum over the group's entries would
+  // put it.
+  std::vector<uint32_t> whole_row, whole_slot;
   std::vector<double> whole_weight, whole_pairs;
   // The other cells that are a whole actual cluster, summed per (truth cluster, group):
   // the weight and the sums that vary among them (recomputed_cells.cpp, kFixedSums per
@@ -83,11 +84,11 @@ class RecomputedCells {
     for (size_t e = 0; e < r.size(); ++e) f(place(r.row[r.cell[e]]), r.group[e]);
   }
 
-  // The estimates with the truth cluster at place p drawn n[p] times (null: once each).
-  void compute(const uint32_t* n, std::vector<double>* out) const;
+  // The estimates of each lane's draws (Draws) into out[0..d.lanes).
+  void compute(const Draws& d, std::vector<double>* out) const;
 
  private:
-  void add_run(size_t run, const uint32_t* n, GroupSums* sums) const;
+  void add_run(size_t run, const Draws& d, GroupSums* sums) const;
   uint32_t place(uint32_t row) const { return rank_.empty() ? row : rank_[row]; }
 
   const std::vector<CellSums>& runs_;

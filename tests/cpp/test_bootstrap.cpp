@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <random>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "helpers.h"
 #include "intervals/bootstrap.h"
 #include "intervals/draws.h"
+#include "intervals/fixed_sums.h"
 #include "intervals/jackknife.h"
 #include "intervals/recomputed_cells.h"
 
@@ -45,6 +47,44 @@ struct Runs {
     return out;
   }
 };
+
+// Each of `draws` (per place) computed by `engine` beside others, kLanes at a time.
+template <class Engine>
+std::vector<std::vector<double>> in_lanes(const Engine& engine,
+                                          const std::vector<std::vector<uint32_t>>& draws) {
+  using intervals_detail::kLanes;
+  std::vector<std::vector<double>> out(draws.size());
+  for (size_t first = 0; first < draws.size(); first += kLanes) {
+    intervals_detail::Draws d;
+    d.lanes = std::min(kLanes, draws.size() - first);
+    // Lanes past d.lanes hold counts too (the first draw's), computed and not read.
+    std::vector<uint8_t> side_by_side;
+    for (size_t p = 0; p < draws[0].size(); ++p)
+      for (size_t l = 0; l < kLanes; ++l)
+        side_by_side.push_back(uint8_t(draws[l < d.lanes ? first + l : 0][p]));
+    d.n = side_by_side.data();
+    engine.compute(d, out.data() + first);
+  }
+  return out;
+}
+
+// `counted` (per place) computed alone.
+template <class Engine>
+std::vector<double> alone(const Engine& engine, const std::vector<uint32_t>& counted) {
+  std::vector<uint8_t> side_by_side;
+  for (uint32_t n : counted) side_by_side.insert(side_by_side.end(), {uint8_t(n), 0, 0, 0});
+  intervals_detail::Draws one;
+  one.n = side_by_side.data();
+  std::vector<double> out;
+  engine.compute(one, &out);
+  return out;
+}
+
+void expect_same_bits(const std::vector<double>& a, const std::vector<double>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t x = 0; x < a.size(); ++x)
+    EXPECT_EQ(std::bit_cast<uint64_t>(a[x]), std::bit_cast<uint64_t>(b[x])) << x;
+}
 
 const DeltaRow& row_of(const BootstrapResult& r, uint32_t a, uint32_t b, uint32_t group,
                        const std::string& metric) {
@@ -316,11 +356,15 @@ TEST(Bootstrap, CommonScopeResamplesRecomputeEveryItemByBruteForce) {
       const std::vector<CellSums> runs{cell_sums(c, grouping)};
       const intervals_detail::RecomputedCells engine(runs, rank);
       const size_t groups = engine.groups(), width = engine.layout().width();
-      for (int draw = 0; draw < 20; ++draw) {
-        std::vector<uint32_t> counted(k);  // by place
+      std::vector<std::vector<uint32_t>> draws(20, std::vector<uint32_t>(k));  // by place
+      for (std::vector<uint32_t>& counted : draws)
         for (uint32_t& x : counted) x = uint32_t(gen() % 4);
-        std::vector<double> got;
-        engine.compute(counted.data(), &got);
+      const std::vector<std::vector<double>> together = in_lanes(engine, draws);
+      for (size_t draw = 0; draw < draws.size(); ++draw) {
+        const std::vector<uint32_t>& counted = draws[draw];
+        const std::vector<double> got = alone(engine, counted);
+        // Computed beside other resamples, each lane is the same bits as alone.
+        expect_same_bits(together[draw], got);
         const auto times = [&](size_t i) {
           return size_t(counted[rank.empty() ? a[i] : rank[a[i]]]);
         };
@@ -377,6 +421,18 @@ TEST(Bootstrap, CommonScopeResamplesRecomputeEveryItemByBruteForce) {
               EXPECT_NEAR(row[at], want, 1e-12) << at;
           }
         }
+      }
+      // The engine of sums fixed per truth cluster, with its corrections for the share drawn
+      // and design weights: each lane the same bits as alone too.
+      std::vector<ClusterSums> fixed_runs{truth_cluster_sums(c, grouping)};
+      for (size_t t = 0; t < k; ++t) {
+        fixed_runs[0].inclusion.push_back(double(t % 5) / 4);
+        fixed_runs[0].design.push_back(1 + double(t % 3));
+      }
+      const intervals_detail::FixedSums fixed(fixed_runs, rank);
+      const std::vector<std::vector<double>> fixed_together = in_lanes(fixed, draws);
+      for (size_t draw = 0; draw < draws.size(); ++draw) {
+        expect_same_bits(fixed_together[draw], alone(fixed, draws[draw]));
       }
     }
 }

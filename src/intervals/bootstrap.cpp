@@ -162,22 +162,10 @@ struct Replicates {
 
 using intervals_detail::kLanes;
 
-// Lane l of `side_by_side` (intervals_detail::Draws) set to the counts `drawn`. Throws
-// std::overflow_error for a count over 255, which needs a truth cluster drawn 256 times
-// where one time is expected: odds under 1e-500 for any number of clusters.
-void pack(const std::vector<uint32_t>& drawn, size_t l, std::vector<uint8_t>* side_by_side) {
-  uint32_t most = 0;
-  for (size_t p = 0; p < drawn.size(); ++p) {
-    most = std::max(most, drawn[p]);
-    (*side_by_side)[p * kLanes + l] = uint8_t(drawn[p]);
-  }
-  if (most > 255)
-    throw std::overflow_error("clusterscore: a resample drew one truth cluster over 255 times");
-}
-
-// Replicate i computed from the draws draw(i, &drawn, &blocks) sets, kLanes at a time
-// (intervals_detail::Draws) on any thread, each batch writing only its own columns i;
-// progress reported as steps [done, done + count) of `total`.
+// Replicate i computed from the draws draw(i, counts, &blocks) sets, lane i % kLanes of
+// intervals_detail::Draws (counts[p·kLanes] for place p), kLanes at a time on any thread,
+// each batch writing only its own columns i; progress reported as steps [done, done +
+// count) of `total`.
 template <class Engine, class Draw>
 Replicates replicate(const Engine& engine, size_t count, size_t done, size_t total, Draw draw) {
   const size_t n_runs = engine.runs(), cells = engine.groups() * engine.layout().width();
@@ -187,7 +175,6 @@ Replicates replicate(const Engine& engine, size_t count, size_t done, size_t tot
   r.values.assign(n_runs * cells * count, kNaN);
   r.deltas.assign(pairs * cells * count, kNaN);
   struct Scratch {
-    std::vector<uint32_t> drawn;
     std::vector<uint8_t> side_by_side;
     DrawBlocks blocks;
     std::vector<double> now[kLanes];
@@ -199,12 +186,15 @@ Replicates replicate(const Engine& engine, size_t count, size_t done, size_t tot
     Scratch& s = scratch[w];
     intervals_detail::Draws d;
     d.lanes = std::min(kLanes, count - batch * kLanes);
-    s.side_by_side.assign(clusters * kLanes, 0);
-    for (size_t l = 0; l < d.lanes; ++l) {
+    s.side_by_side.resize(clusters * kLanes);
+    for (size_t l = 0; l < kLanes; ++l) {
       const size_t i = batch * kLanes + l;
-      detail::report_every(done + i, total);
-      draw(i, &s.drawn, &s.blocks);
-      pack(s.drawn, l, &s.side_by_side);
+      if (l < d.lanes) {
+        detail::report_every(done + i, total);
+        draw(i, s.side_by_side.data() + l, &s.blocks);
+      } else {
+        for (size_t p = 0; p < clusters; ++p) s.side_by_side[p * kLanes + l] = 0;
+      }
     }
     d.n = s.side_by_side.data();
     engine.compute(d, s.now);
@@ -243,15 +233,16 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   // Resample b draws from a random stream of its own, so that it is the same whichever
   // thread computes it.
   const Replicates boot =
-      replicate(engine, b_count, 0, steps, [&](size_t b, auto* drawn, auto* blocks) {
+      replicate(engine, b_count, 0, steps, [&](size_t b, uint8_t* counts, DrawBlocks* blocks) {
         detail::Random rng = detail::Random::stream(o.seed, b);
-        intervals_detail::draw(rng, engine.clusters(), drawn, blocks);
+        intervals_detail::draw(rng, engine.clusters(), counts, kLanes, blocks);
       });
   // Jackknife value g: every cluster once but group g's.
   const Replicates left_out =
-      replicate(engine, jack.size(), b_count, steps, [&](size_t g, auto* drawn, auto*) {
-        drawn->assign(engine.clusters(), 1);
-        for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p) (*drawn)[jack.members[p]] = 0;
+      replicate(engine, jack.size(), b_count, steps, [&](size_t g, uint8_t* counts, DrawBlocks*) {
+        for (size_t p = 0; p < engine.clusters(); ++p) counts[p * kLanes] = 1;
+        for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p)
+          counts[size_t(jack.members[p]) * kLanes] = 0;
       });
   const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
                           double estimate, double lo, double hi) {

@@ -1,20 +1,30 @@
 #include "intervals/draws.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace clusterscore::intervals_detail {
+namespace {
 
-void draw(detail::Random& rng, size_t clusters, std::vector<uint32_t>* drawn, DrawBlocks* blocks) {
+// Counts one more draw of the place counted at `c`.
+[[gnu::always_inline]] inline void count(uint8_t* c) {
+  if (++*c == 0)
+    throw std::overflow_error("clusterscore: a resample drew one truth cluster over 255 times");
+}
+
+}  // namespace
+
+void draw(detail::Random& rng, size_t clusters, uint8_t* counts, size_t stride,
+          DrawBlocks* blocks) {
   const auto next = [&] {
     return size_t((static_cast<unsigned __int128>(rng.next()) * clusters) >> 64);
   };
   const size_t n_blocks = (clusters >> kBlockBits) + 1;
   if (n_blocks == 1) {
-    drawn->assign(clusters, 0);
-    for (size_t d = 0; d < clusters; ++d) ++(*drawn)[next()];
+    for (size_t p = 0; p < clusters; ++p) counts[p * stride] = 0;
+    for (size_t d = 0; d < clusters; ++d) count(counts + next() * stride);
     return;
   }
-  drawn->resize(clusters);
   blocks->low.resize(n_blocks * blocks->slot);
   blocks->spill.clear();
   std::vector<uint16_t*> at(n_blocks), end(n_blocks);
@@ -28,11 +38,13 @@ void draw(detail::Random& rng, size_t clusters, std::vector<uint32_t>* drawn, Dr
       blocks->spill.push_back(uint32_t(p));
   }
   for (size_t b = 0; b < n_blocks; ++b) {
-    uint32_t* base = drawn->data() + (b << kBlockBits);
-    std::fill(base, base + std::min(size_t(1) << kBlockBits, clusters - (b << kBlockBits)), 0u);
-    for (const uint16_t* x = blocks->low.data() + b * blocks->slot; x != at[b]; ++x) ++base[*x];
+    uint8_t* base = counts + (b << kBlockBits) * stride;
+    const size_t places = std::min(size_t(1) << kBlockBits, clusters - (b << kBlockBits));
+    for (size_t p = 0; p < places; ++p) base[p * stride] = 0;
+    for (const uint16_t* x = blocks->low.data() + b * blocks->slot; x != at[b]; ++x)
+      count(base + size_t(*x) * stride);
   }
-  for (uint32_t p : blocks->spill) ++(*drawn)[p];
+  for (uint32_t p : blocks->spill) count(counts + size_t(p) * stride);
 }
 
 }  // namespace clusterscore::intervals_detail

@@ -22,11 +22,15 @@ struct DrawBlocks {
   std::vector<uint32_t> spill;
 };
 
-// How many times a resample draws each truth cluster (`drawn`, by place): `clusters` (> 0)
-// draws with replacement from `rng`, the d-th the place ⌊rng.next()·clusters / 2^64⌋ of a
-// cluster in the order of drawing (BootstrapOptions::cluster_rank). The draws go to their
-// place's block, then each block's counters are cleared and counted while in cache: the
-// same counts as counting them as they come. O(clusters).
-void draw(detail::Random& rng, size_t clusters, std::vector<uint32_t>* drawn, DrawBlocks* blocks);
+// How many times a resample draws each truth cluster (counts[p·stride] for the cluster at
+// place p, a byte each: the bootstrap computes resamples side by side, Draws):
+// `clusters` (> 0) draws with replacement from `rng`, the d-th the place
+// ⌊rng.next()·clusters / 2^64⌋ of a cluster in the order of drawing
+// (BootstrapOptions::cluster_rank). The draws go to their place's block, then each block's
+// counters are cleared and counted while in cache: the same counts as counting them as
+// they come. Throws std::overflow_error for a count over 255, which needs a cluster drawn
+// 256 times where one time is expected (odds under 1e-500 whatever the clusters).
+// O(clusters).
+void draw(detail::Random& rng, size_t clusters, uint8_t* counts, size_t stride, DrawBlocks* blocks);
 
 }  // namespace clusterscore::intervals_detail

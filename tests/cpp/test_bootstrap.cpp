@@ -768,12 +768,14 @@ TEST(Bootstrap, DrawsCountedByBlocksAreTheDrawsAsTheyCome) {
   for (size_t clusters : {size_t(7), size_t(3) * 65536 + 5}) {
     for (size_t slot : {size_t(65536 + 4096), size_t(60000), size_t(1)}) {
       detail::Random rng = detail::Random::stream(5, clusters), again = rng;
-      std::vector<uint32_t> drawn, want(clusters, 0);
+      // Every third byte a count, the others left as they were.
+      std::vector<uint8_t> drawn(3 * clusters, 7), want(3 * clusters, 7);
+      for (size_t p = 0; p < clusters; ++p) want[3 * p] = 0;
       intervals_detail::DrawBlocks blocks;
       blocks.slot = slot;
-      intervals_detail::draw(rng, clusters, &drawn, &blocks);
+      intervals_detail::draw(rng, clusters, drawn.data(), 3, &blocks);
       for (size_t d = 0; d < clusters; ++d)
-        ++want[size_t((static_cast<unsigned __int128>(again.next()) * clusters) >> 64)];
+        ++want[3 * size_t((static_cast<unsigned __int128>(again.next()) * clusters) >> 64)];
       EXPECT_EQ(drawn, want) << clusters << " " << slot;
       if (clusters > 65536 && slot < 65536) EXPECT_FALSE(blocks.spill.empty());
     }

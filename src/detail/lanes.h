@@ -17,7 +17,7 @@ namespace clusterscore::detail {
 
 typedef double Lanes4 __attribute__((vector_size(32)));
 typedef int64_t LaneMask4 __attribute__((vector_size(32)));
-typedef uint8_t Bytes4 __attribute__((vector_size(4)));
+typedef uint64_t Words4 __attribute__((vector_size(32)));
 
 // Four doubles from p, and to p (any alignment).
 [[gnu::always_inline]] inline Lanes4 load4(const double* p) {

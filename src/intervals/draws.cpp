@@ -16,13 +16,17 @@ namespace {
 
 void draw(detail::Random& rng, size_t clusters, uint8_t* counts, size_t stride,
           DrawBlocks* blocks) {
+  // A copy whose state the compiler keeps in registers (the caller's may alias the
+  // counts), given back at the end.
+  detail::Random local = rng;
   const auto next = [&] {
-    return size_t((static_cast<unsigned __int128>(rng.next()) * clusters) >> 64);
+    return size_t((static_cast<unsigned __int128>(local.next()) * clusters) >> 64);
   };
   const size_t n_blocks = (clusters >> kBlockBits) + 1;
   if (n_blocks == 1) {
     for (size_t p = 0; p < clusters; ++p) counts[p * stride] = 0;
     for (size_t d = 0; d < clusters; ++d) count(counts + next() * stride);
+    rng = local;
     return;
   }
   blocks->low.resize(n_blocks * blocks->slot);
@@ -45,6 +49,7 @@ void draw(detail::Random& rng, size_t clusters, uint8_t* counts, size_t stride,
       count(base + size_t(*x) * stride);
   }
   for (uint32_t p : blocks->spill) count(counts + size_t(p) * stride);
+  rng = local;
 }
 
 }  // namespace clusterscore::intervals_detail

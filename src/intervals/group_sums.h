@@ -132,9 +132,17 @@ struct Draws {
   [[gnu::always_inline]] detail::Lanes4 times4(uint32_t p) const {
     static_assert(kLanes == 4);
     if (!n) return detail::Lanes4{1, 1, 1, 1};
-    detail::Bytes4 k;
-    std::memcpy(&k, n + size_t(p) * kLanes, sizeof k);
-    return __builtin_convertvector(k, detail::Lanes4);
+    // Byte l moved to the low bits of lane l and made a double by the exponent of 2^52
+    // (exact for any integer under 2^52): vector shifts and one subtraction, where GCC
+    // converts a vector of bytes one lane at a time.
+    uint32_t bytes;
+    std::memcpy(&bytes, n + size_t(p) * kLanes, sizeof bytes);
+    const uint64_t b = bytes;
+    detail::Words4 w = {b, b, b, b};
+    w = ((w >> detail::Words4{0, 8, 16, 24}) & 0xFF) | 0x4330000000000000;  // 2^52's bits
+    detail::Lanes4 v;
+    std::memcpy(&v, &w, sizeof v);
+    return v - detail::Lanes4{0x1p52, 0x1p52, 0x1p52, 0x1p52};
   }
 };
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -131,46 +132,61 @@ def evaluate(
     result = evaluate_on(read(truth), read(actual), read(items, items=True), engine=engine.value,
                          slices=slice_ or [], **options.keywords())  # fmt: skip
     estimation = report.estimation_summary(result)
-    if intervals_on:  # overall and every slice from one bootstrap
-        result.prepare_intervals([None, *(slice_ or [])])
-    intervals = result.intervals_table() if intervals_on else None
-    slices, slice_intervals = {}, {}
-    for s in slice_ or []:  # a slice's table, then its intervals: one grouping
-        slices[s] = result.per_slice_table(s)
-        slice_intervals[s] = result.intervals_table(s) if intervals_on else None
-    clusters = {side: result.per_cluster_table(side) for side in result.roles}
-    summary = {
-        **header(
-            "evaluate",
-            engine=engine,
-            item_col=item_col,
-            cluster_col=cluster_col,
-            weight_col=weight_col,
-            slices=list(slices),
-            classic=classic,
-            intervals=intervals_on,
-            **estimation.pop("options"),
-        ),
-        "inputs": inputs(
-            {"truth": truth, "actual": actual, "items": items}, result.input_fingerprints
-        ),  # fmt: skip
-        **_evaluation_summary(result, estimation, slices, intervals, slice_intervals, classic),
-    }
-    checked = gates.check_requirements(requirements, result, intervals)
-    if checked:
-        summary["gates"] = checked
-    progress.done()
-    if json_out:
-        show_json(summary)
-    else:
-        _show_evaluation(result, slices, intervals, slice_intervals, clusters, classic)
-        _show_gates(checked)
-    outputs.write(result, slices)
+    with _per_item_meanwhile(staging, result) as per_item_written:
+        if intervals_on:  # overall and every slice from one bootstrap
+            result.prepare_intervals([None, *(slice_ or [])])
+        intervals = result.intervals_table() if intervals_on else None
+        slices, slice_intervals = {}, {}
+        for s in slice_ or []:  # a slice's table, then its intervals: one grouping
+            slices[s] = result.per_slice_table(s)
+            slice_intervals[s] = result.intervals_table(s) if intervals_on else None
+        clusters = {side: result.per_cluster_table(side) for side in result.roles}
+        summary = {
+            **header(
+                "evaluate",
+                engine=engine,
+                item_col=item_col,
+                cluster_col=cluster_col,
+                weight_col=weight_col,
+                slices=list(slices),
+                classic=classic,
+                intervals=intervals_on,
+                **estimation.pop("options"),
+            ),
+            "inputs": inputs(
+                {"truth": truth, "actual": actual, "items": items}, result.input_fingerprints
+            ),  # fmt: skip
+            **_evaluation_summary(result, estimation, slices, intervals, slice_intervals, classic),
+        }
+        checked = gates.check_requirements(requirements, result, intervals)
+        if checked:
+            summary["gates"] = checked
+        progress.done()
+        if json_out:
+            show_json(summary)
+        else:
+            _show_evaluation(result, slices, intervals, slice_intervals, clusters, classic)
+            _show_gates(checked)
+        outputs.write(result, slices)
+        if staging is not None:
+            with progress.step(f"writing {out}"):
+                tables = {} if per_item_written else {"per_item": _per_item(result)}
+                _write(staging, summary, tables, clusters, slices)
+                if per_item_written:
+                    per_item_written()
     if staging is not None:
-        with progress.step(f"writing {out}"):
-            _write(staging, summary, {"per_item": _per_item(result)}, clusters, slices)
         wrote(json_out, f"{out}/summary.json and Parquet tables")
     _fail_on(checked)
+
+
+def _per_item_meanwhile(staging: Path | None, result: Any) -> Any:
+    """With --out and the in-process engine, the per-item table written on a thread
+    while the bootstrap and the other tables are made (report.parquet_meanwhile), whose
+    function to wait for it is given; else None, and the table is written with the
+    others."""
+    if staging is None or type(result) is not Evaluation:  # Spark's: a DataFrame's rows
+        return contextlib.nullcontext(None)
+    return report.parquet_meanwhile(staging / "per_item.parquet", result.per_item_batches())
 
 
 def _show_gates(checked: list[dict[str, Any]]) -> None:

@@ -7,8 +7,10 @@ import json
 import math
 import os
 import sys
-from collections.abc import Collection, Iterable, Iterator
+import threading
+from collections.abc import Callable, Collection, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -388,6 +390,53 @@ def write_parquet(path: Path, data: pa.Table | Iterable[pa.RecordBatch]) -> None
             writer.close()
             path.unlink(missing_ok=True)
         raise
+
+
+class _Abandoned(Exception):
+    """A write beside a block that failed, stopped between two batches."""
+
+
+@contextmanager
+def parquet_meanwhile(
+    path: Path, batches: Iterable[pa.RecordBatch]
+) -> Iterator[Callable[[], None]]:
+    """Writes `batches` to `path` (as write_parquet) on a thread while the block runs: a
+    write waits on the disk and on one core, which the block's work (the bootstrap, whose
+    C++ releases the GIL) takes meanwhile. The block calls the function it is given to
+    wait for the write, which raises the write's failure. A block that raises (Ctrl-C
+    among them) stops the write at its next batch, leaving no file, and its exception is
+    the one raised."""
+    stop = threading.Event()
+    failure: list[BaseException] = []
+
+    def until_stopped() -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            if stop.is_set():
+                raise _Abandoned
+            yield batch
+
+    def work() -> None:
+        try:
+            write_parquet(path, until_stopped())
+        except BaseException as e:  # noqa: BLE001 - raised on the caller's thread
+            failure.append(e)
+
+    thread = threading.Thread(target=work, name=f"writing {path.name}", daemon=True)
+    thread.start()
+
+    def finished() -> None:
+        while thread.is_alive():  # a join that a signal's exception can break
+            thread.join(0.1)
+        if failure and not isinstance(failure[0], _Abandoned):
+            raise failure[0]
+
+    try:
+        yield finished
+    except BaseException:
+        stop.set()
+        thread.join()
+        raise
+    finished()
 
 
 def print_all(console: Console, *renderables: Any) -> None:

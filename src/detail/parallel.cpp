@@ -21,9 +21,9 @@ thread_local bool worker_thread = false;
 // Set while this thread runs a parallel_for's tasks: calls nested in them run serially,
 // on this thread, rather than multiplying the threads.
 thread_local bool in_region = false;
-// Set while a parallel_for has a failed task; parallel_for calls do not nest across
-// threads (a task runs its inner loops on its own thread), so one flag suffices.
-std::atomic<bool> stop{false};
+// The stop flag of the parallel_for whose tasks this thread runs (null outside one): set
+// once a task of it has failed.
+thread_local const std::atomic<bool>* active_stop = nullptr;
 }  // namespace
 
 void set_threads(unsigned n) noexcept { requested.store(std::min(n, kMostThreads)); }
@@ -37,7 +37,9 @@ unsigned threads() noexcept {
 namespace detail {
 
 bool on_worker_thread() noexcept { return worker_thread; }
-bool parallel_stop_requested() noexcept { return stop.load(std::memory_order_relaxed); }
+bool parallel_stop_requested() noexcept {
+  return active_stop != nullptr && active_stop->load(std::memory_order_relaxed);
+}
 
 size_t workers_for(size_t n) {
   if (in_region) return 1;
@@ -53,7 +55,7 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& task) {
   std::atomic<size_t> next{0};
   std::vector<std::exception_ptr> failed(n);
   std::exception_ptr waiting_interrupt;
-  stop.store(false);
+  std::atomic<bool> stop{false};
   const auto run = [&](size_t worker) {
     for (size_t i; !stop.load(std::memory_order_relaxed) && (i = next.fetch_add(1)) < n;) {
       try {
@@ -73,6 +75,7 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& task) {
     try {
       started.emplace_back([&, w] {
         worker_thread = in_region = true;
+        active_stop = &stop;
         run(w);
         const std::lock_guard<std::mutex> lock(m);
         --running;
@@ -87,7 +90,10 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& task) {
     }
   }
   in_region = true;
+  const std::atomic<bool>* outer = active_stop;
+  active_stop = &stop;
   run(0);
+  active_stop = outer;
   in_region = false;
   // Out of tasks, the caller keeps polling the host's check while the workers finish: a
   // long task on a worker must still stop within a fraction of a second of Ctrl-C.
@@ -107,7 +113,6 @@ void parallel_for(size_t n, const std::function<void(size_t, size_t)>& task) {
     }
   }
   for (std::thread& t : started) t.join();
-  stop.store(false);
   std::exception_ptr first_interrupt = waiting_interrupt;
   for (const std::exception_ptr& e : failed) {
     if (!e) continue;

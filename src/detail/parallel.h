@@ -55,8 +55,9 @@ void parallel_ranges(size_t n, const F& body, size_t per = size_t(1) << 16) {
 // calls the host's interrupt check nor reports progress.
 bool on_worker_thread() noexcept;
 
-// Set once any task of the running parallel_for has failed: workers stop at their next
-// poll.
+// Set once any task of the parallel_for this thread runs tasks of has failed: its workers
+// stop at their next poll. Each call has its own flag, so that host threads may call the
+// core at once (a write beside a bootstrap) and one's failure stops no other.
 bool parallel_stop_requested() noexcept;
 
 }  // namespace clusterscore::detail

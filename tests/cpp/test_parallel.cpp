@@ -78,6 +78,31 @@ TEST(Parallel, RethrowsTheLowestFailingTasksError) {
   }
 }
 
+TEST(Parallel, OneCallsFailureStopsNoOtherHostThreadsCall) {
+  const Threads threads(2);
+  for (int trial = 0; trial < 10; ++trial) {
+    std::atomic<bool> failing_started{false};
+    std::atomic<size_t> done{0};
+    std::thread other([&] {
+      detail::parallel_for(200, [&](size_t, size_t) {
+        while (!failing_started.load()) std::this_thread::yield();
+        detail::poll_interrupt();  // where a task hears that its own call failed
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+        ++done;
+      });
+    });
+    EXPECT_THROW(detail::parallel_for(50,
+                                      [&](size_t, size_t i) {
+                                        failing_started.store(true);
+                                        if (i == 0) throw std::runtime_error("this call's");
+                                        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                                      }),
+                 std::runtime_error);
+    other.join();
+    EXPECT_EQ(done.load(), 200u);
+  }
+}
+
 namespace {
 std::atomic<int> host_polls{0};
 bool stop_after_a_few() { return ++host_polls >= 3; }

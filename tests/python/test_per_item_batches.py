@@ -1,9 +1,12 @@
 """The per-item table built a slice of items at a time (what the CLI writes at scale):
 the same rows in the same order as the whole table, bad batch sizes and item indices
-refused, and Parquet files written batch by batch equal to the whole table's."""
+refused, and Parquet files written batch by batch equal to the whole table's, also when
+written on a thread beside other work."""
 
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pyarrow as pa
@@ -147,3 +150,48 @@ items = e.per_item_table()
 """
     r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0 and r.stderr == "", r.stderr
+
+
+def test_written_meanwhile_is_the_table_written_alone(tmp_path):
+    truth, actual, items = random_inputs(3)
+    e = cs.evaluate(truth, actual, items)
+    with report.parquet_meanwhile(tmp_path / "beside.parquet", e.per_item_batches(7)) as written:
+        e.intervals()  # the work the write runs beside
+        written()
+    report.write_parquet(tmp_path / "alone.parquet", e.per_item_batches(7))
+    assert pq.read_table(tmp_path / "beside.parquet").equals(
+        pq.read_table(tmp_path / "alone.parquet")
+    )
+
+
+def test_a_block_that_fails_stops_the_write_beside_it_and_leaves_no_file(tmp_path):
+    started = threading.Event()
+
+    def slow_batches():
+        for i in range(1000):
+            started.set()
+            time.sleep(0.01)
+            yield pa.record_batch({"x": [i]})
+
+    path = tmp_path / "t.parquet"
+    with (
+        pytest.raises(KeyError, match="the block's"),
+        report.parquet_meanwhile(path, slow_batches()),
+    ):
+        started.wait(5)
+        raise KeyError("the block's")
+    assert not path.exists()
+
+
+def test_a_write_that_fails_raises_when_the_block_waits_for_it(tmp_path):
+    def failing():
+        yield pa.record_batch({"x": [1]})
+        raise OSError("disk gone")
+
+    path = tmp_path / "t.parquet"
+    with (
+        pytest.raises(OSError, match="disk gone"),
+        report.parquet_meanwhile(path, failing()) as written,
+    ):
+        written()
+    assert not path.exists()

@@ -18,24 +18,38 @@
 
 namespace clusterscore::detail {
 
-struct CellWeights {
-  double x, b, e;
+// Of any number type: a double, or a vector of several resamples' values
+// (intervals/group_sums.h), whose lanes each take the same operations as a double.
+template <class T>
+struct CellWeightsOf {
+  T x, b, e;
   // B − X and E − X, as subtractions: exactly 0 where the cell is its whole row (column)
   // over T, since marginals are compensated sums of their cells, and one cell's sum is
   // its weight.
-  double bx, ex;
-  double u() const { return x + bx + ex; }
+  T bx, ex;
+  T u() const { return x + bx + ex; }
 };
+using CellWeights = CellWeightsOf<double>;
 
 // What the pointwise and the impact metrics share, in this order: jaccard_index X/U,
 // jaccard_distance (B − X + E − X)/U, and the one-sided shares (E − X)/E (pointwise
-// over_merge_rate, impact merge_rate) and (B − X)/B (under_merge_rate, split_rate). The
-// complements are computed from B − X and E − X, not as 1 − x, to keep small rates exact;
-// the denominators are the marginals, compensated sums, not X plus a rounded difference.
-// Four divisions at once (each lane divides as scalar code would: the same bits).
+// over_merge_rate, impact merge_rate) and (B − X)/B (under_merge_rate, split_rate), as
+// numerators num[0..4) over denominators den[0..4). The complements are computed from
+// B − X and E − X, not as 1 − x, to keep small rates exact; the denominators are the
+// marginals, compensated sums, not X plus a rounded difference.
+template <class T>
+[[gnu::always_inline]] inline void overlap_fractions(const CellWeightsOf<T>& w, T* num, T* den) {
+  const T u = w.u();
+  num[0] = w.x, num[1] = w.bx + w.ex, num[2] = w.ex, num[3] = w.bx;
+  den[0] = u, den[1] = u, den[2] = w.e, den[3] = w.b;
+}
+
+// overlap_fractions() divided: four divisions at once (each lane divides as scalar code
+// would: the same bits).
 [[gnu::always_inline]] inline Lanes4 overlap_shares(const CellWeights& w) {
-  const double u = w.u();
-  return Lanes4{w.x, w.bx + w.ex, w.ex, w.bx} / Lanes4{u, u, w.e, w.b};
+  double num[4], den[4];
+  overlap_fractions(w, num, den);
+  return load4(num) / load4(den);
 }
 
 // Reads the cell's weight, row and column, and the two marginals (the column's at random:

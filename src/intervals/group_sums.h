@@ -96,6 +96,11 @@ class GroupSums {
     comp_[at] = 0;
   }
   size_t groups() const { return groups_; }
+  // Group g's weight, and its sums and their compensations (Layout::sums() of each): for
+  // code that adds to several lanes' sums at once and puts them back.
+  detail::KahanSum& weight(size_t g) { return w_[g]; }
+  double* sum(size_t g) { return sum_.data() + g * layout_.sums(); }
+  double* comp(size_t g) { return comp_.data() + g * layout_.sums(); }
   void finish(size_t run, std::vector<double>* out) const {
     const size_t n = layout_.sums(), width = layout_.width();
     for (size_t g = 0; g < groups_; ++g) {

@@ -16,6 +16,8 @@ namespace {
 
 using detail::KahanSum;
 using Column = detail::PointwiseColumn;
+using detail::LaneMask4;
+using detail::Lanes4;
 
 // Where a sum of the run's values goes: its kSums values after the weight.
 constexpr size_t kTogether = detail::kPointwiseMetrics;
@@ -233,6 +235,58 @@ void whole_sums(const SplitCells& s, size_t groups, const Draws& d, KahanSum* ou
       out[2 * (g * kLanes + l)] = w[g].value(l), out[2 * (g * kLanes + l) + 1] = p[g].value(l);
 }
 
+[[gnu::always_inline]] inline Lanes4 splat(double x) { return Lanes4{x, x, x, x}; }
+
+// The lanes' group sums side by side (GroupSums' weight, then its kSums sums, each with
+// its compensation), taken from each lane's GroupSums and put back, so that the
+// recomputed cells add to every lane at once what GroupSums::add() would to each.
+class SharedCellSums {
+ public:
+  SharedCellSums(GroupSums* sums, size_t lanes)
+      : sums_(sums),
+        lanes_(lanes),
+        sum_(sums[0].groups() * kWidth * kLanes, 0.0),
+        comp_(sum_.size(), 0.0) {
+    for (size_t l = 0; l < lanes_; ++l)
+      for (size_t g = 0; g < sums[0].groups(); ++g) {
+        const KahanSum& w = sums[l].weight(g);
+        sum_[at(g, 0, l)] = w.sum, comp_[at(g, 0, l)] = w.comp;
+        for (size_t x = 0; x < RecomputedCells::kSums; ++x)
+          sum_[at(g, 1 + x, l)] = sums[l].sum(g)[x], comp_[at(g, 1 + x, l)] = sums[l].comp(g)[x];
+      }
+  }
+  // Adds k × weight to group g's weight and k × values to its sums, in the lanes
+  // `counted` (k ≠ 0); the others' bits stay as they are.
+  [[gnu::always_inline]] void add(size_t g, Lanes4 k, LaneMask4 counted, double weight,
+                                  const Lanes4* values) {
+    add_at(at(g, 0, 0), k * weight);
+    for (size_t x = 0; x < RecomputedCells::kSums; ++x)
+      add_at(at(g, 1 + x, 0), counted ? k * values[x] : Lanes4{0, 0, 0, 0});
+  }
+  void put_back() const {
+    for (size_t l = 0; l < lanes_; ++l)
+      for (size_t g = 0; g < sums_[0].groups(); ++g) {
+        sums_[l].weight(g) = KahanSum{sum_[at(g, 0, l)], comp_[at(g, 0, l)]};
+        for (size_t x = 0; x < RecomputedCells::kSums; ++x)
+          sums_[l].sum(g)[x] = sum_[at(g, 1 + x, l)], sums_[l].comp(g)[x] = comp_[at(g, 1 + x, l)];
+      }
+  }
+
+ private:
+  static constexpr size_t kWidth = 1 + RecomputedCells::kSums;
+  static size_t at(size_t g, size_t x, size_t l) { return (g * kWidth + x) * kLanes + l; }
+  [[gnu::always_inline]] void add_at(size_t i, Lanes4 x) {
+    Lanes4 s = detail::load4(&sum_[i]), c = detail::load4(&comp_[i]);
+    detail::neumaier_add4(s, c, x);
+    detail::store4(&sum_[i], s);
+    detail::store4(&comp_[i], c);
+  }
+
+  GroupSums* sums_;
+  size_t lanes_;
+  std::vector<double> sum_, comp_;
+};
+
 }  // namespace
 
 RecomputedCells::RecomputedCells(const std::vector<CellSums>& runs,
@@ -263,7 +317,7 @@ void RecomputedCells::add_run(size_t run, const Draws& d, GroupSums* sums) const
   const CellSums& r = runs_[run];
   const SplitCells& s = split_[run];
   const size_t lanes = d.lanes, groups = sums[0].groups();
-  double all[kLanes];  // T's weight over each lane's draws
+  double all[kLanes] = {1, 1, 1, 1};  // T's weight over each lane's draws (1 past d.lanes)
   total_weights(s.row_weight, d, all);
   // Whole clusters: their weight and pair term, per group and lane.
   std::vector<KahanSum> whole(2 * groups * kLanes);
@@ -275,41 +329,46 @@ void RecomputedCells::add_run(size_t run, const Draws& d, GroupSums* sums) const
               s.fixed_sums.data() + i * kFixedSums);
   for (size_t l = 0; l < lanes; ++l) fixed.add_to(l, &sums[l]);
   // Cells of shared actual clusters: their draws, read in order of place (the draws of
-  // millions of clusters do not fit in a cache, their cells' do); lane l's from l·cells.
+  // millions of clusters do not fit in a cache, their cells' do), every lane's together.
   const size_t cells = s.by_place.size();
-  thread_local std::vector<double> drawn;
-  drawn.resize(cells * lanes);
+  thread_local std::vector<double> drawn;  // cell x's lanes from x·kLanes
+  drawn.resize(cells * kLanes);
   for (size_t i = 0; i < cells; ++i)
-    for (size_t l = 0; l < lanes; ++l) drawn[l * cells + s.by_place[i]] = d.times(l, s.place[i]);
+    detail::store4(&drawn[s.by_place[i] * kLanes], d.times4(s.place[i]));
   // An actual cluster at a time: its weight over the clusters drawn, then each cell's
-  // metrics, once for all its entries.
+  // metrics, once for all its entries; every lane at once, each lane's arithmetic the
+  // one-resample code's.
   const double scale = r.scale;
-  double m[detail::kPointwiseMetrics], v[kSums];
-  for (size_t j = 0; j + 1 < s.col_start.size(); ++j)
-    for (size_t l = 0; l < lanes; ++l) {
-      const double* times = drawn.data() + l * cells;
-      KahanSum col;
-      for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x)
-        col.add(times[x] * s.cell_weight[x]);
-      const double col_weight = col.value();
-      for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x) {
-        const double k = times[x];
-        if (k == 0) continue;
-        // The item's actual cluster holds one copy of its own truth cluster's items.
-        const double tp = s.cell_weight[x], wr = s.cell_row_weight[x];
-        const double actual = col_weight - (k - 1) * tp;
-        detail::pointwise_row({tp, wr, actual, wr - tp, actual - tp}, all[l], m);
-        for (size_t e = s.entry_start[x]; e < s.entry_start[x + 1]; ++e) {
-          const double w = s.weight[e];
-          for (int y = 0; y < detail::kPointwiseMetrics; ++y) v[y] = m[y] * w;
-          v[Column::kAccuracy] = w * ((actual - tp) + (wr - tp));
-          const detail::PairTerms t =
-              detail::cell_pair_terms(w * scale, s.weight_sq[e], tp, actual, wr, scale);
-          v[kTogether] = t.together, v[kTogether + 1] = t.actual, v[kTogether + 2] = t.truth;
-          sums[l].add(s.group[e], k, w, v);
-        }
+  const Lanes4 total = detail::load4(all);
+  SharedCellSums shared(sums, lanes);
+  Lanes4 m[detail::kPointwiseMetrics], v[kSums];
+  for (size_t j = 0; j + 1 < s.col_start.size(); ++j) {
+    Lanes4 col_sum = {0, 0, 0, 0}, col_comp = {0, 0, 0, 0};
+    for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x)
+      detail::neumaier_add4(col_sum, col_comp,
+                            detail::load4(&drawn[x * kLanes]) * s.cell_weight[x]);
+    const Lanes4 col_weight = col_sum + col_comp;
+    for (size_t x = s.col_start[j]; x < s.col_start[j + 1]; ++x) {
+      const Lanes4 k = detail::load4(&drawn[x * kLanes]);
+      const LaneMask4 counted = k != 0;  // a cell not drawn adds nothing to its lane
+      if (!(counted[0] | counted[1] | counted[2] | counted[3])) continue;
+      // The item's actual cluster holds one copy of its own truth cluster's items.
+      const double tp = s.cell_weight[x], wr = s.cell_row_weight[x];
+      const Lanes4 actual = col_weight - (k - 1.0) * tp;
+      detail::pointwise_rows<Lanes4>({splat(tp), splat(wr), actual, splat(wr - tp), actual - tp},
+                                     total, m);
+      for (size_t e = s.entry_start[x]; e < s.entry_start[x + 1]; ++e) {
+        const double w = s.weight[e];
+        for (int y = 0; y < detail::kPointwiseMetrics; ++y) v[y] = m[y] * w;
+        v[Column::kAccuracy] = w * ((actual - tp) + (wr - tp));
+        const detail::PairTermsOf<Lanes4> t = detail::cell_pair_terms<Lanes4>(
+            splat(w * scale), splat(s.weight_sq[e]), splat(tp), actual, splat(wr), scale);
+        v[kTogether] = t.together, v[kTogether + 1] = t.actual, v[kTogether + 2] = t.truth;
+        shared.add(s.group[e], k, counted, w, v);
       }
     }
+  }
+  shared.put_back();
   for (size_t g = 0; g < groups; ++g)
     for (size_t l = 0; l < lanes; ++l) {
       const KahanSum &w = whole[2 * (g * kLanes + l)], &pairs = whole[2 * (g * kLanes + l) + 1];

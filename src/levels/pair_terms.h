@@ -8,9 +8,11 @@
 
 namespace clusterscore::detail {
 
-struct PairTerms {
-  double together, actual, truth;
+template <class T>
+struct PairTermsOf {
+  T together, actual, truth;
 };
+using PairTerms = PairTermsOf<double>;
 
 // One item; weights times `scale` (a power of two, so that products neither overflow nor
 // underflow: the ratios do not change).
@@ -20,9 +22,11 @@ inline PairTerms item_pair_terms(double w, double tp, double actual, double trut
 }
 
 // The items of one cell (or of its part in a group), summed: Σw·(x − w) = W·x − Σw², from
-// their weight W and squared weights Σw², both already scaled by `scale`.
-inline PairTerms cell_pair_terms(double w_scaled, double sq_scaled, double tp, double actual,
-                                 double truth, double scale) {
+// their weight W and squared weights Σw², both already scaled by `scale`. Of a double or
+// of a vector of several resamples' values (the same operations lane by lane).
+template <class T>
+inline PairTermsOf<T> cell_pair_terms(T w_scaled, T sq_scaled, T tp, T actual, T truth,
+                                      double scale) {
   return {w_scaled * (tp * scale) - sq_scaled, w_scaled * (actual * scale) - sq_scaled,
           w_scaled * (truth * scale) - sq_scaled};
 }

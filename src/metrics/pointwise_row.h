@@ -34,15 +34,34 @@ static_assert(PointwiseColumn::kUnderMergeRate + 1 == kPointwiseMetrics);
 inline constexpr const char* kF1OfMeans = "f1_of_means";
 inline constexpr const char* kPairNames[3] = {"pair_precision", "pair_recall", "pair_f1"};
 
-// out: precision, recall, f1, accuracy of an item of cell weights `w` (tp = X, fp = E − X,
-// fn = B − X) among `total`, then the four overlap_shares(). Complements are computed from
-// fp and fn directly, not as 1 − x, to keep small rates exact. Four divisions at once (each
-// lane divides exactly as scalar code would: the same bits).
+// The eight metrics as numerators num[0..8) over denominators den[0..8): precision,
+// recall, f1, accuracy of an item of cell weights `w` (tp = X, fp = E − X, fn = B − X)
+// among `total`, then the four overlap_fractions(). Complements are computed from fp and
+// fn directly, not as 1 − x, to keep small rates exact. Of any number type (CellWeightsOf).
+template <class T>
+[[gnu::always_inline]] inline void pointwise_fractions(const CellWeightsOf<T>& w, T total, T* num,
+                                                       T* den) {
+  const T tp = w.x, fp = w.ex, fn = w.bx, tn = total - tp - fp - fn;
+  num[0] = tp, num[1] = tp, num[2] = tp + tp, num[3] = tp + tn;  // tp + tp: 2·tp exactly
+  den[0] = tp + fp, den[1] = tp + fn, den[2] = tp + tp + fp + fn, den[3] = total;
+  overlap_fractions(w, num + 4, den + 4);
+}
+
+// out: the eight metrics of pointwise_fractions(), four divisions at once (each lane
+// divides exactly as scalar code would: the same bits).
 [[gnu::always_inline]] inline void pointwise_row(const CellWeights& w, double total, double* out) {
-  const double tp = w.x, fp = w.ex, fn = w.bx, tn = total - tp - fp - fn;
-  const Lanes4 num = {tp, tp, 2 * tp, tp + tn}, den = {tp + fp, tp + fn, 2 * tp + fp + fn, total};
-  store4(out, num / den);
-  store4(out + 4, overlap_shares(w));
+  double num[kPointwiseMetrics], den[kPointwiseMetrics];
+  pointwise_fractions(w, total, num, den);
+  store4(out, load4(num) / load4(den));
+  store4(out + 4, load4(num + 4) / load4(den + 4));
+}
+
+// pointwise_row() of vectors of values (CellWeightsOf), lane by lane the same bits.
+template <class V>
+[[gnu::always_inline]] inline void pointwise_rows(const CellWeightsOf<V>& w, V total, V* out) {
+  V num[kPointwiseMetrics], den[kPointwiseMetrics];
+  pointwise_fractions(w, total, num, den);
+  for (int m = 0; m < kPointwiseMetrics; ++m) out[m] = num[m] / den[m];
 }
 
 }  // namespace clusterscore::detail

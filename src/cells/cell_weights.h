@@ -27,7 +27,9 @@ struct CellWeightsOf {
   // over T, since marginals are compensated sums of their cells, and one cell's sum is
   // its weight.
   T bx, ex;
-  T u() const { return x + bx + ex; }
+  // Inlined even unoptimized: a vector returned across a call of another instruction set
+  // (CLUSTERSCORE_SIMD_CLONES) would change the ABI.
+  [[gnu::always_inline]] T u() const { return x + bx + ex; }
 };
 using CellWeights = CellWeightsOf<double>;
 

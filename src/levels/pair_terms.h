@@ -6,6 +6,10 @@
 
 #include <cstdint>
 
+// Its functions are inlined, so passing vectors by value changes no ABI.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
 namespace clusterscore::detail {
 
 template <class T>
@@ -23,10 +27,11 @@ inline PairTerms item_pair_terms(double w, double tp, double actual, double trut
 
 // The items of one cell (or of its part in a group), summed: Σw·(x − w) = W·x − Σw², from
 // their weight W and squared weights Σw², both already scaled by `scale`. Of a double or
-// of a vector of several resamples' values (the same operations lane by lane).
+// of a vector of several resamples' values (the same operations lane by lane; inlined
+// even unoptimized, as no vector may cross a call between instruction sets).
 template <class T>
-inline PairTermsOf<T> cell_pair_terms(T w_scaled, T sq_scaled, T tp, T actual, T truth,
-                                      double scale) {
+[[gnu::always_inline]] inline PairTermsOf<T> cell_pair_terms(T w_scaled, T sq_scaled, T tp,
+                                                             T actual, T truth, double scale) {
   return {w_scaled * (tp * scale) - sq_scaled, w_scaled * (actual * scale) - sq_scaled,
           w_scaled * (truth * scale) - sq_scaled};
 }
@@ -41,3 +46,5 @@ inline PairTerms unit_pair_terms(double w, double sq, uint64_t count, double tp,
 }
 
 }  // namespace clusterscore::detail
+
+#pragma GCC diagnostic pop

@@ -23,7 +23,7 @@ void draw(detail::Random& rng, size_t clusters, uint8_t* counts, size_t stride,
     return size_t((static_cast<unsigned __int128>(local.next()) * clusters) >> 64);
   };
   const size_t n_blocks = (clusters >> kBlockBits) + 1;
-  if (n_blocks == 1) {
+  if (n_blocks == 1 || clusters * stride <= kDirectBytes) {
     for (size_t p = 0; p < clusters; ++p) counts[p * stride] = 0;
     for (size_t d = 0; d < clusters; ++d) count(counts + next() * stride);
     rng = local;

@@ -765,7 +765,10 @@ TEST(Bootstrap, StackedGroupingsGiveEachGroupingsOwnRows) {
 // A resample's draws counted a block at a time are the draws counted as they come, with
 // several blocks, a short last one, and slots small enough to overflow.
 TEST(Bootstrap, DrawsCountedByBlocksAreTheDrawsAsTheyCome) {
-  for (size_t clusters : {size_t(7), size_t(3) * 65536 + 5}) {
+  // Counted as they come (7, and 3·65536 + 5 in 590 KB), and by blocks (past kDirectBytes).
+  static_assert(3 * (3 * 65536 + 5) <= intervals_detail::kDirectBytes);
+  static_assert(3 * (6 * 65536 + 5) > intervals_detail::kDirectBytes);
+  for (size_t clusters : {size_t(7), size_t(3) * 65536 + 5, size_t(6) * 65536 + 5}) {
     for (size_t slot : {size_t(65536 + 4096), size_t(60000), size_t(1)}) {
       detail::Random rng = detail::Random::stream(5, clusters), again = rng;
       // Every third byte a count, the others left as they were.
@@ -777,7 +780,8 @@ TEST(Bootstrap, DrawsCountedByBlocksAreTheDrawsAsTheyCome) {
       for (size_t d = 0; d < clusters; ++d)
         ++want[3 * size_t((static_cast<unsigned __int128>(again.next()) * clusters) >> 64)];
       EXPECT_EQ(drawn, want) << clusters << " " << slot;
-      if (clusters > 65536 && slot < 65536) EXPECT_FALSE(blocks.spill.empty());
+      if (3 * clusters > intervals_detail::kDirectBytes && slot < 65536)
+        EXPECT_FALSE(blocks.spill.empty());
     }
   }
 }

@@ -204,15 +204,15 @@ SplitCells split(const CellSums& r, const std::vector<uint32_t>& rank) {
   return out;
 }
 
+[[gnu::always_inline]] inline Lanes4 splat(double x) { return Lanes4{x, x, x, x}; }
+
 // Per lane l, total[l] = Σ_p n[p]·weight[p] over its draws n, as a detail::LaneSum over the
 // places would sum it.
 CLUSTERSCORE_SIMD_CLONES
 void total_weights(const std::vector<double>& weight, const Draws& d, double* total) {
   LaneSums sum;
-  for (size_t p = 0; p < weight.size(); ++p) {
-    const double w = weight[p];
-    sum.add(p % 4, d.times4(uint32_t(p)) * detail::Lanes4{w, w, w, w});
-  }
+  for (size_t p = 0; p < weight.size(); ++p)
+    sum.add(p % 4, d.times4(uint32_t(p)) * splat(weight[p]));
   for (size_t l = 0; l < d.lanes; ++l) total[l] = sum.value(l).value();
 }
 
@@ -224,18 +224,15 @@ CLUSTERSCORE_SIMD_CLONES
 void whole_sums(const SplitCells& s, size_t groups, const Draws& d, KahanSum* out) {
   std::vector<LaneSums> w(groups), p(groups);
   for (size_t i = 0; i < s.whole_row.size(); ++i) {
-    const detail::Lanes4 k = d.times4(s.whole_row[i]);
-    const double weight = s.whole_weight[i], pairs = s.whole_pairs[i];
+    const Lanes4 k = d.times4(s.whole_row[i]);
     const uint32_t g = s.whole_slot[i] / 4, at = s.whole_slot[i] % 4;
-    w[g].add(at, k * detail::Lanes4{weight, weight, weight, weight});
-    p[g].add(at, k * detail::Lanes4{pairs, pairs, pairs, pairs});
+    w[g].add(at, k * splat(s.whole_weight[i]));
+    p[g].add(at, k * splat(s.whole_pairs[i]));
   }
   for (size_t g = 0; g < groups; ++g)
     for (size_t l = 0; l < d.lanes; ++l)
       out[2 * (g * kLanes + l)] = w[g].value(l), out[2 * (g * kLanes + l) + 1] = p[g].value(l);
 }
-
-[[gnu::always_inline]] inline Lanes4 splat(double x) { return Lanes4{x, x, x, x}; }
 
 // The lanes' group sums side by side (GroupSums' weight, then its kSums sums, each with
 // its compensation), taken from each lane's GroupSums and put back, so that the

@@ -34,6 +34,15 @@ typedef uint64_t Words4 __attribute__((vector_size(32)));
   sum = t;
 }
 
+// Four compensated sums held in memory, sum[0..4) with comp[0..4) (any alignment): each
+// += x's lane, as neumaier_add4() does.
+[[gnu::always_inline]] inline void neumaier_add4_at(double* sum, double* comp, Lanes4 x) {
+  Lanes4 s = load4(sum), c = load4(comp);
+  neumaier_add4(s, c, x);
+  store4(sum, s);
+  store4(comp, c);
+}
+
 // A compensated sum in four lanes: value i of a stream goes to lane i % 4, and the lanes
 // are added in order at the end. Its bits depend on the stream alone (not on threads),
 // and the four lanes' additions do not wait on one another as one sum's do.
@@ -56,12 +65,7 @@ struct LaneSum {
                                                        const double* x, size_t n) {
   const Lanes4 kv = {k, k, k, k};
   const size_t lanes = n - n % 4;
-  for (size_t i = 0; i < lanes; i += 4) {
-    Lanes4 s = load4(sum + i), c = load4(comp + i);
-    neumaier_add4(s, c, kv * load4(x + i));
-    store4(sum + i, s);
-    store4(comp + i, c);
-  }
+  for (size_t i = 0; i < lanes; i += 4) neumaier_add4_at(sum + i, comp + i, kv * load4(x + i));
   for (size_t i = lanes; i < n; ++i) neumaier_add(sum[i], comp[i], k * x[i]);
 }
 

@@ -160,10 +160,7 @@ struct LaneSums {
   // may hold them at any 8-byte boundary).
   double sum[4][kLanes] = {}, comp[4][kLanes] = {};
   [[gnu::always_inline]] void add(size_t position, detail::Lanes4 x) {
-    detail::Lanes4 s = detail::load4(sum[position]), c = detail::load4(comp[position]);
-    detail::neumaier_add4(s, c, x);
-    detail::store4(sum[position], s);
-    detail::store4(comp[position], c);
+    detail::neumaier_add4_at(sum[position], comp[position], x);
   }
   detail::KahanSum value(size_t l) const {
     detail::KahanSum out;

@@ -57,10 +57,7 @@ class FixedGroupSums {
     double *sum = sum_.data() + g * kWidth * kLanes, *comp = comp_.data() + g * kWidth * kLanes;
     for (size_t x = 0; x < kWidth; ++x) {
       const double v = x == 0 ? weight : values[x - 1];
-      detail::Lanes4 s = detail::load4(sum + x * kLanes), c = detail::load4(comp + x * kLanes);
-      detail::neumaier_add4(s, c, k * detail::Lanes4{v, v, v, v});
-      detail::store4(sum + x * kLanes, s);
-      detail::store4(comp + x * kLanes, c);
+      detail::neumaier_add4_at(sum + x * kLanes, comp + x * kLanes, k * detail::Lanes4{v, v, v, v});
     }
   }
   // Lane l's sums added to its group sums.
@@ -273,10 +270,7 @@ class SharedCellSums {
   static constexpr size_t kWidth = 1 + RecomputedCells::kSums;
   static size_t at(size_t g, size_t x, size_t l) { return (g * kWidth + x) * kLanes + l; }
   [[gnu::always_inline]] void add_at(size_t i, Lanes4 x) {
-    Lanes4 s = detail::load4(&sum_[i]), c = detail::load4(&comp_[i]);
-    detail::neumaier_add4(s, c, x);
-    detail::store4(&sum_[i], s);
-    detail::store4(&comp_[i], c);
+    detail::neumaier_add4_at(&sum_[i], &comp_[i], x);
   }
 
   GroupSums* sums_;

@@ -503,6 +503,19 @@ def threshold_curve(comparison: Comparison, left: Annotated[NDArray[numpy.uint32
 
 def components_at(rows: int, left: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], right: Annotated[NDArray[numpy.uint32], dict(shape=(None,), order='C', device='cpu', writable=False)], score: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], threshold: float) -> object: ...
 
+def unit_level_sums(count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight_sq: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], cell_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], truth_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], actual_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], truth_size: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)] | None, total: float, scale: float, per_entity: bool) -> GroupTable:
+    """
+    Per unit of one cell's items (count, Σw, Σw²) with its cell's weight, its truth cluster's and its actual cluster's as the scope reads them: what it adds to every level's sums (design_weight, each metric's design-weighted sum, the pair sums). `truth_size`: per unit, its truth cluster's items in the truth (inverse_size design), None for design weights of 1; `total`: w(T), or w(S') in the entities scope; `scale`: pair_scale() of T, the same for every part.
+    """
+
+def finish_level_sums(items: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], names: Sequence[str], columns: Sequence[Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)]]) -> GroupTable:
+    """
+    Each group's values from its sums of unit_level_sums()' rows (the same names and order): the means, f1_of_means and the pair metrics (NaN where undefined).
+    """
+
+def pair_scale(total_weight: float, total_count: int) -> float:
+    """The pair sums' power of two near 1 / the mean weight of an item of T."""
+
 NO_GROUP: int = 4294967295
 
 def draw_records(records: int, n: int, seed: int) -> object: ...

@@ -174,5 +174,6 @@ NB_MODULE(_core, m) {
   bind_judging(m);
   bind_comparison(m);
   bind_curves(m);
+  bind_levels(m);
   bind_truth_sample(m);
 }

@@ -156,6 +156,7 @@ void bind_classic(nb::module_& m);
 void bind_judging(nb::module_& m);
 void bind_comparison(nb::module_& m);
 void bind_curves(nb::module_& m);
+void bind_levels(nb::module_& m);
 void bind_truth_sample(nb::module_& m);
 
 }  // namespace clusterscore::bindings

@@ -14,6 +14,7 @@
 #include "detail/weight.h"
 #include "input/intern_column.h"
 #include "input/interner.h"
+#include "metrics/design_weight.h"
 #include "metrics/pointwise.h"
 
 namespace clusterscore {
@@ -180,7 +181,7 @@ std::vector<double> inverse_size_design(const JoinedClusterings& j) {
   std::vector<uint64_t> size(j.n_a_clusters(), 0);
   for (size_t i = 0; i < j.a_rows; ++i) size[j.a_cluster[i]] += j.count_of(i);
   std::vector<double> d(size.size());
-  for (size_t c = 0; c < size.size(); ++c) d[c] = 1.0 / double(size[c]);
+  for (size_t c = 0; c < size.size(); ++c) d[c] = detail::inverse_size_weight(size[c]);
   return d;
 }
 
@@ -280,8 +281,7 @@ double Comparison::use_design(const Design& d) {
     std::vector<double> w(joined_.n_a_clusters(), 0.0);
     for (size_t g = 0; g < by_truth.size(); ++g) w[by_truth.group[g]] = by_truth.weight[g];
     if (design.empty()) design.assign(w.size(), 1.0);
-    for (size_t c = 0; c < w.size(); ++c)
-      if (w[c] > 0) design[c] /= w[c];
+    for (size_t c = 0; c < w.size(); ++c) design[c] = detail::per_entity_weight(design[c], w[c]);
   }
   set_design(std::move(design));
   return sampled_share_;

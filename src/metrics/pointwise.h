@@ -49,6 +49,8 @@ BigVector<PairCell> pair_cells(const CellTable& cells, const ActualMarginals& m,
 // A power of two near 1 / (the mean weight of an item of T), which weights are
 // multiplied by in the pair sums over items (PairInputs::scale).
 double pair_scale(const CellTable& cells);
+// The same from T's weight and item count (the Spark engine's units: levels/unit_levels.h).
+double pair_scale(double total_weight, uint64_t total_count);
 
 // Whether the cells' sums of squared weights serve the pair sums: every cell weight and
 // the scope's total within 2^±250, so that no square overflows and none that matters

@@ -17,7 +17,11 @@
 namespace clusterscore {
 
 double pair_scale(const CellTable& cells) {
-  const double mean = cells.total_weight / double(cells.total_count);
+  return pair_scale(cells.total_weight, cells.total_count);
+}
+
+double pair_scale(double total_weight, uint64_t total_count) {
+  const double mean = total_weight / double(total_count);
   return std::isfinite(mean) && mean > 0 ? std::ldexp(1.0, -std::ilogb(mean)) : 1.0;
 }
 

@@ -1,0 +1,70 @@
+// Bindings of the levels' sums made where the units are (levels/unit_levels.h): the Spark
+// engine calls them on each partition, and on the sums it makes of their rows.
+#include "convert.h"
+#include "levels/unit_levels.h"
+#include "metrics/pointwise.h"
+
+namespace clusterscore::bindings {
+namespace {
+
+template <class T>
+std::span<const T> span_of(const Array<T>& a) {
+  return {a.data(), a.shape(0)};
+}
+
+GroupTable unit_sums(const Array<uint64_t>& count, const Array<double>& weight,
+                     const Array<double>& weight_sq, const Array<double>& cell_weight,
+                     const Array<double>& truth_weight, const Array<double>& actual_weight,
+                     const std::optional<Array<uint64_t>>& truth_size, double total, double scale,
+                     bool per_entity) {
+  CellUnits u{span_of(count),
+              span_of(weight),
+              span_of(weight_sq),
+              span_of(cell_weight),
+              span_of(truth_weight),
+              span_of(actual_weight),
+              truth_size ? span_of(*truth_size) : std::span<const uint64_t>{},
+              total,
+              scale,
+              per_entity};
+  return without_gil([&] { return unit_level_sums(u); });
+}
+
+GroupTable finish(const Array<uint64_t>& items, const Array<double>& weight,
+                  const std::vector<std::string>& names,
+                  const std::vector<Array<double>>& columns) {
+  const size_t n = items.shape(0);
+  if (weight.shape(0) != n || columns.size() != names.size())
+    throw std::invalid_argument("clusterscore: finish_level_sums() columns differ in length");
+  GroupTable sums;
+  sums.group.resize(n);
+  for (size_t g = 0; g < n; ++g) sums.group[g] = uint32_t(g);
+  sums.items.assign(items.data(), items.data() + n);
+  sums.weight.assign(weight.data(), weight.data() + n);
+  sums.names = names;
+  for (const auto& c : columns) sums.columns.emplace_back(c.data(), c.data() + c.shape(0));
+  return finish_level_sums(std::move(sums));
+}
+
+}  // namespace
+
+void bind_levels(nb::module_& m) {
+  m.def("unit_level_sums", &unit_sums, nb::arg("count"), nb::arg("weight"), nb::arg("weight_sq"),
+        nb::arg("cell_weight"), nb::arg("truth_weight"), nb::arg("actual_weight"),
+        nb::arg("truth_size").none(), nb::arg("total"), nb::arg("scale"), nb::arg("per_entity"),
+        "Per unit of one cell's items (count, Σw, Σw²) with its cell's weight, its truth "
+        "cluster's and its actual cluster's as the scope reads them: what it adds to every "
+        "level's sums (design_weight, each metric's design-weighted sum, the pair sums). "
+        "`truth_size`: per unit, its truth cluster's items in the truth (inverse_size "
+        "design), None for design weights of 1; `total`: w(T), or w(S') in the entities "
+        "scope; `scale`: pair_scale() of T, the same for every part.");
+  m.def("finish_level_sums", &finish, nb::arg("items"), nb::arg("weight"), nb::arg("names"),
+        nb::arg("columns"),
+        "Each group's values from its sums of unit_level_sums()' rows (the same names and "
+        "order): the means, f1_of_means and the pair metrics (NaN where undefined).");
+  m.def("pair_scale", nb::overload_cast<double, uint64_t>(&pair_scale), nb::arg("total_weight"),
+        nb::arg("total_count"),
+        "The pair sums' power of two near 1 / the mean weight of an item of T.");
+}
+
+}  // namespace clusterscore::bindings

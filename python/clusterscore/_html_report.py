@@ -261,7 +261,7 @@ def _evaluation_details(page: Page, ev: Evaluation, slices: Sequence[str]) -> No
             f"Precision, recall and F1 per {name}"))  # fmt: skip
         page.table(by, _noted(by, [name, "metric", "estimate", "std_error", "ci_low", "ci_high"]),
                    labels=[name, "metric"])  # fmt: skip
-    clusters = {side: ev.per_cluster(side) for side in ev.roles}
+    clusters = {side: ev.per_cluster_table(side).to_pandas() for side in ev.roles}
     page.section("By cluster size")
     page.chart("by-size", C.by_size(clusters["truth"], "Truth clusters: precision and recall"))
     page.chart("sizes", C.size_distribution(clusters, "Cluster sizes"))

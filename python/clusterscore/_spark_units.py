@@ -70,10 +70,68 @@ class _Units:
             F.sum(_ROW).alias(_ROW),
             F.sum(F.col(_BAD).cast("int")).alias(_BAD),
         ]
-        units = by_item.groupBy(*self.cluster_cols, *self.slices).agg(*aggs)
+        self.frame = by_item.groupBy(*self.cluster_cols, *self.slices).agg(*aggs)
+        self._keep, self._rows = keep, rows
+        self._inputs = (clusterings, items, item_col, cluster_col, weight_col, weighted)
+        self.item_col, self.cluster_col, self.weight_col = item_col, cluster_col, weight_col
+        self.session = next(iter(clusterings.values())).sparkSession
+        self.frames, self.items_frame, self.weighted = dict(clusterings), items, weighted
+
+    def name_bad_item(self) -> None:
+        """Raises the error that names the first flagged item and its input (called when
+        the units hold one)."""
+        _check_rows(self._rows, *self._inputs, self.cluster_cols)
+        raise RuntimeError("clusterscore: an item was flagged that no check names")
+
+    @functools.cached_property
+    def _collected(self) -> _Collected:
+        """The units `keep` names on the driver (collected the first time a result needs
+        them)."""
+        return _Collected(self, self._keep)
+
+    # What the collected units give the in-process result classes.
+    table = property(lambda self: self._collected.table)
+    clusters = property(lambda self: self._collected.clusters)
+    sides = property(lambda self: self._collected.sides)
+    cluster_counts = property(lambda self: self._collected.cluster_counts)
+    items_table_rows = property(lambda self: self._collected.items_table_rows)
+    items_table_unmatched = property(lambda self: self._collected.items_table_unmatched)
+
+    @staticmethod
+    def _slices(
+        items: Any, item_col: str, weight_col: str, slices: Sequence[str] | None
+    ) -> list[str]:
+        if items is None:
+            if slices:
+                raise ValueError("slices need an items table holding the slice columns")
+            return []
+        if slices is None:  # every column of the items table but the id and the weight
+            return [c for c in items.columns if c not in (item_col, weight_col)]
+        chosen = [slices] if isinstance(slices, str) else list(slices)
+        _require_columns(items, "items", chosen)
+        return chosen
+
+    def units(self) -> _two_clusterings.Units:
+        return _two_clusterings.Units(self.table, _COUNT, _WEIGHT_SQ)
+
+    def items_in(self, roles: Sequence[str]) -> Any:
+        """The items (id, every clustering's cluster, weight) in all the clusterings named."""
+        F = _functions()
+        cols = [self.cluster_cols[self.roles.index(r)] for r in roles]
+        return self.items.where(functools.reduce(lambda a, b: a & b,
+                                                 [F.col(c).isNotNull() for c in cols]))  # fmt: skip
+
+
+class _Collected:
+    """The units a `_Units`' `keep` names, on the driver, as the in-process result classes
+    take them: the units table, each clustering's units, the coverage's counts."""
+
+    def __init__(self, u: _Units, keep: str) -> None:
+        self.roles, self.cluster_cols, self.slices = u.roles, u.cluster_cols, u.slices
         # Per clustering whose clusters without truth items reach the core as one: how many
         # clusters it has.
         self.cluster_counts: dict[str, int] = {}
+        units = u.frame
         if keep == "all":
             grouped = _to_arrow(units)
             totals = [pc.sum(grouped.column(c)).as_py() or 0 for c in (_BAD, _ROW)]
@@ -88,9 +146,7 @@ class _Units:
         else:
             grouped, totals = self._truth_units(units, keep)
         if totals[0]:  # say which input and item, and why
-            _check_rows(rows, clusterings, items, item_col, cluster_col, weight_col, weighted,
-                        self.cluster_cols)  # fmt: skip
-            raise RuntimeError("clusterscore: an item was flagged that no check names")
+            u.name_bad_item()
         self.items_table_rows = int(totals[1])
         # Per other clustering: the items-table rows of items in neither it nor the first,
         # counted for its coverage. Units of items in no clustering are dropped.
@@ -101,10 +157,9 @@ class _Units:
         keys = [(c, "ascending") for c in [*self.cluster_cols, *self.slices]]
         grouped = grouped.sort_by(keys)  # nulls last
         unit = pa.array(np.arange(len(grouped), dtype=np.int64))
-        self.item_col, self.cluster_col, self.weight_col = item_col, cluster_col, weight_col
         self.table = pa.table(
             {
-                item_col: unit,
+                u.item_col: unit,
                 "weight": grouped.column(_WEIGHT),
                 _COUNT: grouped.column(_COUNT),
                 _WEIGHT_SQ: grouped.column(_WEIGHT_SQ),
@@ -117,12 +172,10 @@ class _Units:
             r: grouped.column(c) for r, c in zip(self.roles, self.cluster_cols, strict=True)
         }
         self.sides = {
-            role: pa.table({item_col: unit.filter(pc.is_valid(c)),
-                            cluster_col: c.filter(pc.is_valid(c))})
+            role: pa.table({u.item_col: unit.filter(pc.is_valid(c)),
+                            u.cluster_col: c.filter(pc.is_valid(c))})
             for role, c in self.clusters.items()
         }  # fmt: skip
-        self.session = next(iter(clusterings.values())).sparkSession
-        self.frames, self.items_frame, self.weighted = dict(clusterings), items, weighted
 
     def _truth_units(self, units: Any, keep: str) -> tuple[pa.Table, list[int]]:
         """The `units` DataFrame's units that `keep` names, on the driver, and the totals of
@@ -203,30 +256,6 @@ class _Units:
             else:
                 cols[c] = pa.nulls(len(rest), t)
         return pa.table(cols, schema=grouped.schema)
-
-    @staticmethod
-    def _slices(
-        items: Any, item_col: str, weight_col: str, slices: Sequence[str] | None
-    ) -> list[str]:
-        if items is None:
-            if slices:
-                raise ValueError("slices need an items table holding the slice columns")
-            return []
-        if slices is None:  # every column of the items table but the id and the weight
-            return [c for c in items.columns if c not in (item_col, weight_col)]
-        chosen = [slices] if isinstance(slices, str) else list(slices)
-        _require_columns(items, "items", chosen)
-        return chosen
-
-    def units(self) -> _two_clusterings.Units:
-        return _two_clusterings.Units(self.table, _COUNT, _WEIGHT_SQ)
-
-    def items_in(self, roles: Sequence[str]) -> Any:
-        """The items (id, every clustering's cluster, weight) in all the clusterings named."""
-        F = _functions()
-        cols = [self.cluster_cols[self.roles.index(r)] for r in roles]
-        return self.items.where(functools.reduce(lambda a, b: a & b,
-                                                 [F.col(c).isNotNull() for c in cols]))  # fmt: skip
 
 
 def _batch_fingerprints(batches: Any, item_col: str, other_col: str | None, items: bool) -> Any:

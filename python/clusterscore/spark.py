@@ -14,6 +14,7 @@ pyspark is imported only when one of these functions is called (`pip install
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,6 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import _diff, _evaluate, _runs, _two_clusterings
+from ._estimates import CommonScopeWarning, average_of, common_scope_caveat
 from ._options import ScoreOptions
 from ._spark_io import (
     _COUNT,
@@ -34,6 +36,7 @@ from ._spark_io import (
     read,
     session,
 )
+from ._spark_levels import Levels
 from ._spark_sample import sample_from_diff
 from ._spark_units import _fingerprint, _Units
 
@@ -123,14 +126,96 @@ class _OnSpark(_two_clusterings.Comparison):
 
 class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
     """An Evaluation whose inputs were Spark DataFrames: the same values and methods;
-    `per_item()` is a Spark DataFrame."""
+    `per_item()` and `per_cluster(side)` are Spark DataFrames.
+
+    The levels (overall, per cluster, per slice) and the coverage are made by Spark and the
+    core where the units are (_spark_levels): the driver receives only what is shown. What
+    needs the truth's clusters on the driver (intervals, the classic metrics, given design
+    weights) brings the units there the first time it is asked for, and runs in-process."""
 
     def __init__(self, units: _Units, roles: tuple[str, str], options: ScoreOptions) -> None:
         """Scores clustering `roles[1]` of `units` against `roles[0]`."""
         self._spark, self._spark_roles = units, roles
-        truth, run = roles
-        super().__init__(units.sides[truth], units.sides[run], units.units(),
-                         **_on_units(units, options).keywords())  # fmt: skip
+        self._options, self._materialized = options, False
+        self._levels: Levels | None = None
+        self.truth_scope, self.bootstrap = options.truth_scope, options.bootstrap
+        self.average = average_of(options.average, options.truth_scope)
+        design = options.cluster_weights
+        if design is None or (isinstance(design, str) and design in ("uniform", "inverse_size")):
+            self.cluster_weights = design or "uniform"
+            if self.truth_scope == "common" and self.cluster_weights == "inverse_size":
+                self._materialize()  # the in-process check says why not
+            self._levels = Levels(
+                units,
+                roles,
+                self.roles,
+                self.truth_scope,
+                self.cluster_weights,
+                self.average == "entities",
+            )
+            self._roles_of = dict(zip(self.roles, roles, strict=True))
+            if (caveat := common_scope_caveat(self)) is not None:
+                warnings.warn(caveat, CommonScopeWarning, stacklevel=3)
+        else:
+            self._materialize()
+
+    def _materialize(self) -> None:
+        """Brings the units to the driver and sets up the in-process evaluation of them."""
+        self._materialized = True
+        truth, run = self._spark_roles
+        u = self._spark
+        with warnings.catch_warnings():
+            if self._levels is not None:  # the caveat was given when the levels were made
+                warnings.simplefilter("ignore", CommonScopeWarning)
+            _evaluate.Evaluation.__init__(self, u.sides[truth], u.sides[run], u.units(),
+                                          **_on_units(u, self._options).keywords())  # fmt: skip
+
+    def __getattr__(self, name: str) -> Any:
+        # Called for what only the in-process evaluation holds (its core, its sources):
+        # made the first time it is needed.
+        if name.startswith("__") or self.__dict__.get("_materialized", True):
+            raise AttributeError(name)
+        self._materialize()
+        return getattr(self, name)
+
+    @property
+    def overall(self) -> dict[str, float | None]:
+        """Every metric over all scored items (weighted means, and the pair metrics);
+        None where a metric is undefined."""
+        return super().overall if self._levels is None else dict(self._levels.overall)
+
+    @property
+    def coverage(self) -> dict[str, float | int]:
+        """Item counts and weights of each side, the common items T, and what is missing."""
+        return super().coverage if self._levels is None else dict(self._levels.coverage)
+
+    def per_cluster(self, side: str) -> Any:
+        """One row per cluster of `side` that meets the common items, as a Spark DataFrame
+        (in no order): cluster_id, items, weight, then every value."""
+        if side not in self.roles:
+            raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self.roles)}")
+        if self._levels is None:
+            return self._spark.session.createDataFrame(super().per_cluster_table(side))
+        return self._levels.per_cluster(self._roles_of[side])
+
+    def per_cluster_table(self, side: str) -> pa.Table:
+        """per_cluster(side) collected to the driver, in the order of the cluster ids."""
+        if self._levels is None:
+            return super().per_cluster_table(side)
+        return _to_arrow(self.per_cluster(side)).sort_by("cluster_id")
+
+    def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
+        """per_slice(column) as an Arrow table: heaviest first."""
+        if self._levels is None:
+            return super().per_slice_table(column)
+        columns = [column] if isinstance(column, str) else list(column)
+        if not columns:
+            raise ValueError("per_slice needs at least one column")
+        for c in columns:
+            if c not in self._spark.slices:
+                have = ", ".join(self._spark.slices) or "none"
+                raise ValueError(f"items: no slice column {c!r} (slices: {have})")
+        return self._levels.per_slice_table(columns)
 
 
 class SparkDiff(_OnSpark, _diff.Diff):

@@ -1,0 +1,154 @@
+"""Benchmark: what the Spark engine's driver holds as the data grows, beside the in-process
+engine's whole job.
+
+    python bench/bench_spark_driver.py [--n 10000000 100000000] [--master local[2]]
+        [--driver-memory 1g] [--data DIR]
+
+Inputs: for each `--n`, parts of 1e7 items (bench/synth.py: power-law truth clusters, an
+actual clustering with 10% of the items moved by splits and merges, weights and a country
+slice; each part's ids and clusters its own), written once as folders of Parquet files
+(kept in `--data` if given, to be read again). Each job runs in a fresh process, from the
+files:
+
+- `evaluate spark`: `clusterscore.spark.evaluate(..., slices=["country"])`, its overall
+  values, its per-country table, and both per-cluster tables written by Spark (Parquet);
+- `evaluate in-process`: `clusterscore.evaluate` of the same files, the same levels (its
+  per-cluster tables made, not written); run for n up to `--local-max`.
+
+Printed per job: seconds, the driver's Python peak RSS, and the JVM's (local mode: the
+driver's JVM runs the executors too, its heap capped by `--driver-memory`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+PART = 10_000_000
+
+
+def write_inputs(n: int, folder: Path) -> None:
+    """Writes truth/, actual/ and items/ for `n` items, in parts of at most PART items."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import synth
+
+    for name in ("truth", "actual", "items"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+    for k, start in enumerate(range(0, n, PART)):
+        t, a, items = synth.make(min(PART, n - start), seed=k)
+        # Each part's ids and clusters apart from every other part's: ids numbered from
+        # `start` (by their rank), clusters shifted by k·2^40.
+        ranked = np.sort(t.column("item_id").to_numpy())
+
+        def own(table, ranked=ranked, start=start):
+            rank = np.searchsorted(ranked, table.column("item_id").to_numpy())
+            return table.set_column(0, "item_id", pa.array(rank + start))
+
+        t, a, items = own(t), own(a), own(items)
+        for name, table in (("truth", t), ("actual", a)):
+            clusters = table.column("cluster_id").to_numpy() + (np.int64(k) << 40)
+            table = table.set_column(1, "cluster_id", pa.array(clusters))
+            pq.write_table(table, folder / name / f"part-{k:04d}.parquet")
+        pq.write_table(items, folder / "items" / f"part-{k:04d}.parquet")
+
+
+def jvm_peak_bytes(spark) -> int:
+    """The driver JVM's peak resident set (VmHWM), read from /proc."""
+    pid = spark.sparkContext._gateway.proc.pid
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+def child(job: str, data: Path, master: str, driver_memory: str) -> None:
+    """Runs one job and prints its measures as JSON."""
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    out: dict[str, float] = {}
+    if job == "evaluate in-process":
+        import clusterscore as cs
+
+        start = time.perf_counter()
+        ev = cs.evaluate(str(data / "truth"), str(data / "actual"), str(data / "items"))
+        ev.overall  # noqa: B018 - computing it is the point
+        ev.per_slice_table("country")
+        for side in ("truth", "actual"):
+            ev.per_cluster_table(side)
+        out["seconds"] = time.perf_counter() - start
+    else:
+        from pyspark.sql import SparkSession
+
+        import clusterscore.spark as css
+
+        spark = (
+            SparkSession.builder.master(master)
+            .config("spark.driver.memory", driver_memory)
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "16")
+            .getOrCreate()
+        )
+        spark.sparkContext.setLogLevel("ERROR")
+        read = {n: spark.read.parquet(str(data / n)) for n in ("truth", "actual", "items")}
+        start = time.perf_counter()
+        ev = css.evaluate(read["truth"], read["actual"], read["items"], slices=["country"])
+        ev.overall  # noqa: B018 - computing it is the point
+        ev.per_slice_table("country")
+        with tempfile.TemporaryDirectory() as tmp:
+            for side in ("truth", "actual"):
+                ev.per_cluster(side).write.parquet(f"{tmp}/{side}")
+        out["seconds"] = time.perf_counter() - start
+        out["jvm_peak"] = jvm_peak_bytes(spark)
+        spark.stop()
+    out["python_peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps(out))
+
+
+def run(job: str, data: Path, args: argparse.Namespace) -> dict[str, float]:
+    cmd = [sys.executable, __file__, "--child", job, "--data", str(data),
+           "--master", args.master, "--driver-memory", args.driver_memory]  # fmt: skip
+    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, nargs="+", default=[10_000_000, 100_000_000])
+    ap.add_argument("--master", default="local[2]")
+    ap.add_argument("--driver-memory", default="1g")
+    ap.add_argument("--local-max", type=int, default=10_000_000)
+    ap.add_argument("--data", type=Path)
+    ap.add_argument("--child")
+    args = ap.parse_args()
+    if args.child:
+        child(args.child, args.data, args.master, args.driver_memory)
+        return
+    gib = 1 << 30
+    with tempfile.TemporaryDirectory() as tmp:
+        root = args.data or Path(tmp)
+        for n in args.n:
+            data = root / f"n{n}"
+            if not (data / "items").exists():
+                write_inputs(n, data)
+            jobs = ["evaluate spark"] + (["evaluate in-process"] if n <= args.local_max else [])
+            for job in jobs:
+                m = run(job, data, args)
+                jvm = f", JVM peak {m['jvm_peak'] / gib:.2f} GiB" if "jvm_peak" in m else ""
+                print(f"n = {n:,} {job}: {m['seconds']:.1f} s, Python peak"
+                      f" {m['python_peak'] / gib:.2f} GiB{jvm}", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,209 @@
+"""Every level of an evaluation made where the units are: Spark joins each unit to its cell
+and the cell's marginals, the core turns each partition's units into what they add to any
+level's sums (`unit_level_sums`, inside mapInArrow), Spark sums those rows by the level's
+key, and the core finishes the sums (`finish_level_sums`). The driver receives the overall
+values, the per-slice rows and the coverage's counts; per-cluster tables stay Spark
+DataFrames."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import _core
+from ._arrays import named_columns
+from ._spark_io import _BAD, _COUNT, _ROW, _WEIGHT, _WEIGHT_SQ, _functions, _to_arrow
+from ._two_clusterings import Comparison, nullable
+
+# Internal columns: never a user's (slices keep their own names).
+_X, _B, _E, _SIZE = "__cs_x", "__cs_b", "__cs_e", "__cs_size"
+_SUM = "__cs_sum_"  # before each of unit_level_sums()' column names
+
+
+@functools.cache
+def _sum_names() -> list[str]:
+    """unit_level_sums()' columns after items and weight, as the core names them."""
+    empty_f, empty_u = np.empty(0), np.empty(0, np.uint64)
+    rows = _core.unit_level_sums(empty_u, empty_f, empty_f, empty_f, empty_f, empty_f, None,
+                                 0.0, 1.0, False)  # fmt: skip
+    return list(rows.names)
+
+
+@functools.cache
+def _value_names() -> list[str]:
+    """finish_level_sums()' columns: the values of every level, as the core names them."""
+    no_rows = [np.empty(0)] * len(_sum_names())
+    return list(_finish(np.empty(0, np.uint64), np.empty(0), no_rows).names)
+
+
+def _finish(items: np.ndarray, weight: np.ndarray, sums: list[np.ndarray]) -> Any:
+    """The core's values of groups from their summed rows (columns in _sum_names() order)."""
+    columns = [np.ascontiguousarray(c, dtype=np.float64) for c in sums]
+    return _core.finish_level_sums(np.ascontiguousarray(items, dtype=np.uint64),
+                                   np.ascontiguousarray(weight, dtype=np.float64),
+                                   _sum_names(), columns)  # fmt: skip
+
+
+def _finish_table(t: pa.Table, labels: dict[str, Any]) -> pa.Table:
+    """The rows of summed table `t` (_COUNT, _WEIGHT, the sums) finished, after `labels`,
+    with the in-process tables' columns (nulls where a value is undefined)."""
+    sums = [t.column(_SUM + n).to_numpy() for n in _sum_names()]
+    g = _finish(t.column(_COUNT).to_numpy(), t.column(_WEIGHT).to_numpy(), sums)
+    return Comparison._group_table(labels, g)
+
+
+def _unit_sums_batches(batches: Any, keys: list[str], total: float, scale: float,
+                       sized: bool, per_entity: bool) -> Any:  # fmt: skip
+    """Per Arrow batch of units joined to their cells (in a Spark worker): its `keys`, then
+    what each unit adds to every level's sums."""
+    from . import _core
+
+    def f64(b: Any, c: str) -> np.ndarray:
+        return np.ascontiguousarray(b.column(c).to_numpy(), dtype=np.float64)
+
+    def u64(b: Any, c: str) -> np.ndarray:
+        return np.ascontiguousarray(b.column(c).to_numpy(), dtype=np.uint64)
+
+    for b in batches:
+        rows = _core.unit_level_sums(
+            u64(b, _COUNT), f64(b, _WEIGHT), f64(b, _WEIGHT_SQ), f64(b, _X), f64(b, _B),
+            f64(b, _E), u64(b, _SIZE) if sized else None, total, scale, per_entity,
+        )  # fmt: skip
+        cols = {k: b.column(k) for k in keys}
+        cols[_COUNT] = pa.array(rows.items.view(np.int64))
+        cols[_WEIGHT] = pa.array(rows.weight)
+        for k, name in enumerate(rows.names):
+            cols[_SUM + name] = pa.array(rows.column(k))
+        yield pa.RecordBatch.from_pydict(cols)
+
+
+def _finish_batches(batches: Any, key: str) -> Any:
+    """Per Arrow batch of summed rows of clusters (in a Spark worker): their values."""
+    for b in batches:
+        t = pa.Table.from_batches([b])
+        yield from _finish_table(t, {"cluster_id": t.column(key)}).to_batches()
+
+
+class Levels:
+    """The levels of clustering `roles[1]` of `units` (_Units) scored against `roles[0]`
+    (called `names` in the results) in `scope` with `design` weights ("uniform" or "inverse_size"), made by Spark and the
+    core. Made eagerly: the coverage's counts (one Spark job, which also finds flagged
+    items) and the per-unit sums, kept by Spark for the levels asked for later."""
+
+    def __init__(self, units: Any, roles: tuple[str, str], names: tuple[str, str], scope: str,
+                 design: str, per_entity: bool) -> None:  # fmt: skip
+        from pyspark import StorageLevel
+
+        F = _functions()
+        self.units, self.roles, self.names = units, roles, names
+        self.keys = [units.cluster_cols[units.roles.index(r)] for r in roles]
+        self.coverage = self._coverage()
+        if not self.coverage["common_items"]:  # as the core says it in-process
+            raise ValueError(
+                f"no item is in both {names[0]} ({self.coverage[f'{names[0]}_items']} items) and"
+                f" {names[1]} ({self.coverage[f'{names[1]}_items']} items): item ids must match"
+                " exactly, including their type"
+            )
+        t, a = (F.col(k) for k in self.keys)
+        frame = units.frame
+        both = frame.where(t.isNotNull() & a.isNotNull())
+        cells = both.groupBy(*self.keys).agg(F.sum(_WEIGHT).alias(_X))
+        truth = cells.groupBy(self.keys[0]).agg(F.sum(_X).alias(_B))
+        if scope == "entities":  # an actual cluster read whole: over S'
+            actual = frame.where(a.isNotNull()).groupBy(self.keys[1])
+            actual = actual.agg(F.sum(_WEIGHT).alias(_E))
+            total = self.coverage[f"{names[1]}_weight"]
+        else:
+            actual = cells.groupBy(self.keys[1]).agg(F.sum(_X).alias(_E))
+            total = self.coverage["common_weight"]
+        joined = both.join(cells, self.keys).join(truth, self.keys[0]).join(actual, self.keys[1])
+        sized = design == "inverse_size"
+        if sized:  # a cluster's items in the truth, all of them
+            size = frame.where(t.isNotNull()).groupBy(self.keys[0])
+            joined = joined.join(size.agg(F.sum(_COUNT).alias(_SIZE)), self.keys[0])
+        scale = _core.pair_scale(float(self.coverage["common_weight"]),
+                                 int(self.coverage["common_items"]))  # fmt: skip
+        carried = [*self.keys, *units.slices, _ROW]
+        schema = joined.select(*carried).schema
+        for name in [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names())]:
+            schema = schema.add(name, "long" if name == _COUNT else "double")
+        run = functools.partial(_unit_sums_batches, keys=carried, total=float(total),
+                                scale=scale, sized=sized, per_entity=per_entity)  # fmt: skip
+        self.sums = joined.mapInArrow(run, schema).persist(StorageLevel.MEMORY_AND_DISK)
+
+    def _coverage(self) -> dict[str, float | int]:
+        """The coverage's counts, as Comparison.coverage names them; raises the error naming
+        a flagged item if the units hold one."""
+        F = _functions()
+        u, (ra, rb) = self.units, self.names
+        t, a = (F.col(k) for k in self.keys)
+        where = {ra: t.isNotNull(), rb: a.isNotNull(), "common": t.isNotNull() & a.isNotNull(),
+                 f"{ra}_only": t.isNotNull() & a.isNull(),
+                 f"{rb}_only": a.isNotNull() & t.isNull()}  # fmt: skip
+        aggs = [F.sum(F.col(_BAD).cast("long")).alias(_BAD)]
+        for key, col in (("items", _COUNT), ("weight", _WEIGHT)):
+            aggs += [F.sum(F.when(c, F.col(col))).alias(f"{n}_{key}") for n, c in where.items()]
+        aggs += [
+            F.countDistinct(t).alias(f"{ra}_clusters"),
+            F.countDistinct(a).alias(f"{rb}_clusters"),
+            F.countDistinct(F.when(a.isNotNull(), t)).alias(f"{ra}_clusters_common"),
+            F.countDistinct(F.when(t.isNotNull(), a)).alias(f"{rb}_clusters_common"),
+            F.sum(_ROW).alias("items_table_rows"),
+            F.sum(F.when(t.isNull() & a.isNull(), F.col(_ROW))).alias("items_table_unmatched"),
+        ]
+        row = u.frame.agg(*aggs).collect()[0].asDict()
+        if row.pop(_BAD):
+            u.name_bad_item()
+        out: dict[str, float | int] = {}
+        for k, v in row.items():
+            out[k] = float(v or 0.0) if k.endswith("_weight") else int(v or 0)
+        if u.items_frame is None:
+            out.pop("items_table_rows"), out.pop("items_table_unmatched")
+        return out
+
+    def _summed(self, keys: Sequence[str]) -> Any:
+        """The per-unit sums summed by `keys` (a Spark DataFrame; none: one row)."""
+        F = _functions()
+        cols = [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names())]
+        aggs = [F.sum(c).alias(c) for c in cols]
+        if not keys:
+            return self.sums.agg(*aggs)
+        return self.sums.groupBy(*keys).agg(*aggs, F.sum(_ROW).alias(_ROW))
+
+    @functools.cached_property
+    def overall(self) -> dict[str, float | None]:
+        """Every metric over all scored items."""
+        t = _to_arrow(self._summed([]))
+        sums = [t.column(_SUM + n).to_numpy() for n in _sum_names()]
+        g = _finish(t.column(_COUNT).to_numpy(), t.column(_WEIGHT).to_numpy(), sums)
+        return {name: nullable(float(v[0])) for name, v in named_columns(g).items()}
+
+    def per_cluster(self, side: str) -> Any:
+        """One row per cluster of `side` (a role) that meets the scored items, as a Spark
+        DataFrame in no order: cluster_id, items, weight, then every value."""
+        key = self.keys[self.roles.index(side)]
+        summed = self._summed([key]).drop(_ROW)
+        schema = summed.select(_functions().col(key).alias("cluster_id")).schema
+        schema = schema.add("items", "long").add("weight", "double")
+        for n in _value_names():
+            schema = schema.add(n, "double")
+        return summed.mapInArrow(functools.partial(_finish_batches, key=key), schema)
+
+    def per_slice_table(self, columns: Sequence[str]) -> pa.Table:
+        """One row per combination of values of the slice `columns`, heaviest first (ties
+        in the order of their values); the group of items without an items-table row
+        last."""
+        t = _to_arrow(self._summed(columns))
+        # The in-process order: heaviest first; a group of items without a row (every value
+        # null, no items-table row among them) last.
+        nulls = [pc.is_null(t.column(c)) for c in columns]
+        rowless = pc.and_(functools.reduce(pc.and_, nulls), pc.equal(t.column(_ROW), 0))
+        keys = [("__cs_rowless", "ascending"), (_WEIGHT, "descending")]
+        keys += [(c, "ascending") for c in columns]
+        t = t.append_column("__cs_rowless", rowless).sort_by(keys)
+        return _finish_table(t, {c: t.column(c) for c in columns})

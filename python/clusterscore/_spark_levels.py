@@ -21,7 +21,7 @@ from ._spark_io import _BAD, _COUNT, _ROW, _WEIGHT, _WEIGHT_SQ, _functions, _to_
 from ._two_clusterings import Comparison, nullable
 
 # Internal columns: never a user's (slices keep their own names).
-_X, _B, _E, _SIZE = "__cs_x", "__cs_b", "__cs_e", "__cs_size"
+_X, _B, _E, _EALL, _SIZE = "__cs_x", "__cs_b", "__cs_e", "__cs_e_all", "__cs_size"
 _SUM = "__cs_sum_"  # before each of unit_level_sums()' column names
 
 
@@ -91,9 +91,10 @@ def _finish_batches(batches: Any, key: str) -> Any:
 
 class Levels:
     """The levels of clustering `roles[1]` of `units` (_Units) scored against `roles[0]`
-    (called `names` in the results) in `scope` with `design` weights ("uniform" or "inverse_size"), made by Spark and the
-    core. Made eagerly: the coverage's counts (one Spark job, which also finds flagged
-    items) and the per-unit sums, kept by Spark for the levels asked for later."""
+    (called `names` in the results) in `scope` with `design` weights ("uniform" or
+    "inverse_size"), made by Spark and the core. Made eagerly: the coverage's counts (which
+    also find flagged items) and the per-unit sums, kept by Spark for the levels asked for
+    later."""
 
     def __init__(self, units: Any, roles: tuple[str, str], names: tuple[str, str], scope: str,
                  design: str, per_entity: bool) -> None:  # fmt: skip
@@ -102,30 +103,36 @@ class Levels:
         F = _functions()
         self.units, self.roles, self.names = units, roles, names
         self.keys = [units.cluster_cols[units.roles.index(r)] for r in roles]
-        self.coverage = self._coverage()
+        keep = StorageLevel.MEMORY_AND_DISK
+        frame = units.frame.persist(keep)  # read by every job below
+        t, a = (F.col(k) for k in self.keys)
+        in_t = t.isNotNull() & a.isNotNull()
+        w_in_t = F.sum(F.when(in_t, F.col(_WEIGHT)))  # null for a cluster without common items
+        # Per cluster of each side: its items in the truth and weight in T (B); its weight
+        # over S' and in T (E, as the scope reads it). Read for the coverage's cluster
+        # counts and for the marginals.
+        truth = frame.where(t.isNotNull()).groupBy(self.keys[0])
+        truth = truth.agg(F.sum(_COUNT).alias(_SIZE), w_in_t.alias(_B)).persist(keep)
+        actual = frame.where(a.isNotNull()).groupBy(self.keys[1])
+        actual = actual.agg(F.sum(_WEIGHT).alias(_EALL), w_in_t.alias(_E)).persist(keep)
+        self.coverage = self._coverage(frame, truth, actual)
         if not self.coverage["common_items"]:  # as the core says it in-process
             raise ValueError(
                 f"no item is in both {names[0]} ({self.coverage[f'{names[0]}_items']} items) and"
                 f" {names[1]} ({self.coverage[f'{names[1]}_items']} items): item ids must match"
                 " exactly, including their type"
             )
-        t, a = (F.col(k) for k in self.keys)
-        frame = units.frame
-        both = frame.where(t.isNotNull() & a.isNotNull())
-        cells = both.groupBy(*self.keys).agg(F.sum(_WEIGHT).alias(_X))
-        truth = cells.groupBy(self.keys[0]).agg(F.sum(_X).alias(_B))
-        if scope == "entities":  # an actual cluster read whole: over S'
-            actual = frame.where(a.isNotNull()).groupBy(self.keys[1])
-            actual = actual.agg(F.sum(_WEIGHT).alias(_E))
-            total = self.coverage[f"{names[1]}_weight"]
-        else:
-            actual = cells.groupBy(self.keys[1]).agg(F.sum(_X).alias(_E))
-            total = self.coverage["common_weight"]
-        joined = both.join(cells, self.keys).join(truth, self.keys[0]).join(actual, self.keys[1])
-        sized = design == "inverse_size"
-        if sized:  # a cluster's items in the truth, all of them
-            size = frame.where(t.isNotNull()).groupBy(self.keys[0])
-            joined = joined.join(size.agg(F.sum(_COUNT).alias(_SIZE)), self.keys[0])
+        both = frame.where(in_t)
+        if units.slices or len(units.cluster_cols) > 2:  # a cell's units are several
+            cells = both.groupBy(*self.keys).agg(F.sum(_WEIGHT).alias(_X))
+            joined = both.join(cells, self.keys)
+        else:  # a unit is its cell
+            joined = both.withColumn(_X, F.col(_WEIGHT))
+        entities = scope == "entities"  # an actual cluster read whole: over S'
+        e = F.col(_EALL if entities else _E).alias(_E)
+        joined = joined.join(truth.select(self.keys[0], _B, _SIZE), self.keys[0])
+        joined = joined.join(actual.select(self.keys[1], e), self.keys[1])
+        total = self.coverage[f"{names[1]}_weight" if entities else "common_weight"]
         scale = _core.pair_scale(float(self.coverage["common_weight"]),
                                  int(self.coverage["common_items"]))  # fmt: skip
         carried = [*self.keys, *units.slices, _ROW]
@@ -133,12 +140,16 @@ class Levels:
         for name in [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names())]:
             schema = schema.add(name, "long" if name == _COUNT else "double")
         run = functools.partial(_unit_sums_batches, keys=carried, total=float(total),
-                                scale=scale, sized=sized, per_entity=per_entity)  # fmt: skip
-        self.sums = joined.mapInArrow(run, schema).persist(StorageLevel.MEMORY_AND_DISK)
+                                scale=scale, sized=design == "inverse_size",
+                                per_entity=per_entity)  # fmt: skip
+        self.sums = joined.mapInArrow(run, schema).persist(keep)
+        self.sums.count()  # made now, while the clusters' tables are kept
+        truth.unpersist(), actual.unpersist()
 
-    def _coverage(self) -> dict[str, float | int]:
-        """The coverage's counts, as Comparison.coverage names them; raises the error naming
-        a flagged item if the units hold one."""
+    def _coverage(self, frame: Any, truth: Any, actual: Any) -> dict[str, float | int]:
+        """The coverage's counts, as Comparison.coverage names them, from the units and
+        the per-cluster sums of each side; raises the error naming a flagged item if the
+        units hold one."""
         F = _functions()
         u, (ra, rb) = self.units, self.names
         t, a = (F.col(k) for k in self.keys)
@@ -149,21 +160,20 @@ class Levels:
         for key, col in (("items", _COUNT), ("weight", _WEIGHT)):
             aggs += [F.sum(F.when(c, F.col(col))).alias(f"{n}_{key}") for n, c in where.items()]
         aggs += [
-            F.countDistinct(t).alias(f"{ra}_clusters"),
-            F.countDistinct(a).alias(f"{rb}_clusters"),
-            F.countDistinct(F.when(a.isNotNull(), t)).alias(f"{ra}_clusters_common"),
-            F.countDistinct(F.when(t.isNotNull(), a)).alias(f"{rb}_clusters_common"),
             F.sum(_ROW).alias("items_table_rows"),
             F.sum(F.when(t.isNull() & a.isNull(), F.col(_ROW))).alias("items_table_unmatched"),
         ]
-        row = u.frame.agg(*aggs).collect()[0].asDict()
+        row = frame.agg(*aggs).collect()[0].asDict()
         if row.pop(_BAD):
             u.name_bad_item()
+        # A side's clusters, and those with common items (their weight in T is not null).
+        for name, side, in_t in ((ra, truth, _B), (rb, actual, _E)):
+            counts = side.agg(F.count(F.lit(1)), F.count(in_t)).collect()[0]
+            row[f"{name}_clusters"], row[f"{name}_clusters_common"] = counts
         out: dict[str, float | int] = {}
-        for k, v in row.items():
+        for k in Comparison.coverage_keys(ra, rb, u.items_frame is not None):
+            v = row[k]
             out[k] = float(v or 0.0) if k.endswith("_weight") else int(v or 0)
-        if u.items_frame is None:
-            out.pop("items_table_rows"), out.pop("items_table_unmatched")
         return out
 
     def _summed(self, keys: Sequence[str]) -> Any:

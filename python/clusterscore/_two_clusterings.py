@@ -199,22 +199,28 @@ class Comparison:
     def coverage(self) -> dict[str, float | int]:
         """Item counts and weights of each side, the common items T, and what is missing."""
         c = self._core.coverage()
-        ra, rb = self.roles
-        out: dict[str, float | int] = {}
+        values = []
         for key in ("items", "weight"):
-            out[f"{ra}_{key}"] = getattr(c, f"a_{key}")
-            out[f"{rb}_{key}"] = getattr(c, f"b_{key}")
-            out[f"common_{key}"] = getattr(c, f"common_{key}")
-            out[f"{ra}_only_{key}"] = getattr(c, f"a_only_{key}")
-            out[f"{rb}_only_{key}"] = getattr(c, f"b_only_{key}")
-        out[f"{ra}_clusters"] = c.a_clusters
-        out[f"{rb}_clusters"] = c.b_clusters
-        out[f"{ra}_clusters_common"] = c.a_clusters_common
-        out[f"{rb}_clusters_common"] = c.b_clusters_common
+            values += [
+                getattr(c, f"{part}_{key}") for part in ("a", "b", "common", "a_only", "b_only")
+            ]
+        values += [c.a_clusters, c.b_clusters, c.a_clusters_common, c.b_clusters_common]
         if self._items is not None:
-            out["items_table_rows"] = c.items_table_rows
-            out["items_table_unmatched"] = c.items_table_unmatched
-        return out
+            values += [c.items_table_rows, c.items_table_unmatched]
+        keys = self.coverage_keys(*self.roles, items=self._items is not None)
+        return dict(zip(keys, values, strict=True))
+
+    @staticmethod
+    def coverage_keys(ra: str, rb: str, items: bool) -> list[str]:
+        """The coverage's keys in order, for sides named `ra` and `rb`, with an items table
+        or without."""
+        keys = []
+        for key in ("items", "weight"):
+            keys += [f"{ra}_{key}", f"{rb}_{key}", f"common_{key}", f"{ra}_only_{key}",
+                     f"{rb}_only_{key}"]  # fmt: skip
+        keys += [f"{ra}_clusters", f"{rb}_clusters", f"{ra}_clusters_common",
+                 f"{rb}_clusters_common"]  # fmt: skip
+        return keys + (["items_table_rows", "items_table_unmatched"] if items else [])
 
     @property
     def overall(self) -> dict[str, float | None]:

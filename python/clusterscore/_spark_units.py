@@ -27,6 +27,7 @@ from ._spark_io import (
     _require_columns,
     _to_arrow,
     _unused_id,
+    engine_jobs,
 )
 
 
@@ -55,7 +56,8 @@ class _Units:
         self.roles = list(clusterings)
         self.cluster_cols = [f"__cs_cluster{k}" for k in range(len(self.roles))]
         self.slices = self._slices(items, item_col, weight_col, slices)
-        rows = _input_rows(clusterings, items, item_col, cluster_col, weight_col, weighted,
+        coded, self.slice_values = _coded_slices(items, self.slices)
+        rows = _input_rows(clusterings, coded, item_col, cluster_col, weight_col, weighted,
                            self.slices, self.cluster_cols)  # fmt: skip
         by_item = _by_item(rows, weighted, self.slices, self.cluster_cols)
         w = F.coalesce(F.col(_WEIGHT), F.lit(1.0))  # an item without a row weighs 1
@@ -87,7 +89,8 @@ class _Units:
     def _collected(self) -> _Collected:
         """The units `keep` names on the driver (collected the first time a result needs
         them)."""
-        return _Collected(self, self._keep)
+        with engine_jobs(self.session):
+            return _Collected(self, self._keep)
 
     # What the collected units give the in-process result classes.
     table = property(lambda self: self._collected.table)
@@ -110,6 +113,15 @@ class _Units:
         chosen = [slices] if isinstance(slices, str) else list(slices)
         _require_columns(items, "items", chosen)
         return chosen
+
+    def decoded(self, table: pa.Table) -> pa.Table:
+        """`table` (units, or sums of them, on the driver) with its coded slice columns'
+        values in place of their codes."""
+        for c, values in self.slice_values.items():
+            if c in table.column_names:
+                i = table.column_names.index(c)
+                table = table.set_column(i, c, values.take(table.column(c)))
+        return table
 
     def units(self) -> _two_clusterings.Units:
         return _two_clusterings.Units(self.table, _COUNT, _WEIGHT_SQ)
@@ -155,7 +167,7 @@ class _Collected:
         # Sorted: Spark returns groups in an order that depends on the partitioning; sorted,
         # the units, and so every sum the core makes over them, are the same for any layout.
         keys = [(c, "ascending") for c in [*self.cluster_cols, *self.slices]]
-        grouped = grouped.sort_by(keys)  # nulls last
+        grouped = u.decoded(grouped.sort_by(keys))  # nulls last
         unit = pa.array(np.arange(len(grouped), dtype=np.int64))
         self.table = pa.table(
             {
@@ -256,6 +268,35 @@ class _Collected:
             else:
                 cols[c] = pa.nulls(len(rest), t)
         return pa.table(cols, schema=grouped.schema)
+
+
+def _coded_slices(items: Any, slices: Sequence[str]) -> tuple[Any, dict[str, pa.Array]]:
+    """`items` with each text (or bytes) slice column replaced by its values' codes, and
+    per such column its distinct values (code k: the k-th, in order; nulls stay null).
+    Spark groups an item's rows with hash tables only when what it keeps of them has a
+    fixed width: with text it sorts every row of every input instead, several times slower.
+    A slice column has few values (the driver holds one row per combination in each cell),
+    so its values are collected and the codes joined to the items table by broadcast."""
+    if items is None:
+        return items, {}
+    F = _functions()
+    types = dict(items.dtypes)
+    values: dict[str, pa.Array] = {}
+    for c in slices:
+        if types[c] not in ("string", "binary"):
+            continue
+        distinct = _to_arrow(items.select(c).where(F.col(c).isNotNull()).distinct()).column(c)
+        distinct = distinct.take(pc.array_sort_indices(distinct)).combine_chunks()
+        values[c] = distinct
+        code, value = "__cs_code", "__cs_value"
+        table = pa.table(
+            {value: distinct, code: pa.array(np.arange(len(distinct), dtype=np.int32))}
+        )
+        schema = f"{value} {types[c]}, {code} int"
+        codes = items.sparkSession.createDataFrame(table.to_pandas(), schema)
+        items = items.join(F.broadcast(codes), items[c] == codes[value], "left")
+        items = items.drop(c, value).withColumnRenamed(code, c)
+    return items, values
 
 
 def _batch_fingerprints(batches: Any, item_col: str, other_col: str | None, items: bool) -> Any:

@@ -33,6 +33,7 @@ from ._spark_io import (
     _arrow_batches,
     _functions,
     _to_arrow,
+    engine_jobs,
     read,
     session,
 )
@@ -145,14 +146,9 @@ class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
             self.cluster_weights = design or "uniform"
             if self.truth_scope == "common" and self.cluster_weights == "inverse_size":
                 self._materialize()  # the in-process check says why not
-            self._levels = Levels(
-                units,
-                roles,
-                self.roles,
-                self.truth_scope,
-                self.cluster_weights,
-                self.average == "entities",
-            )
+            with engine_jobs(units.session):
+                self._levels = Levels(units, roles, self.roles, self.truth_scope,
+                                      self.cluster_weights, self.average == "entities")  # fmt: skip
             self._roles_of = dict(zip(self.roles, roles, strict=True))
             if (caveat := common_scope_caveat(self)) is not None:
                 warnings.warn(caveat, CommonScopeWarning, stacklevel=3)

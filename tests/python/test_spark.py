@@ -597,3 +597,38 @@ def test_the_command_lines_session_logs_no_query_context(tmp_path) -> None:
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and r.stdout == "AnalysisException\n", r.stderr
     assert r.stderr == "", r.stderr
+
+
+def test_levels_stay_in_spark_until_intervals_need_the_truths_clusters(spark) -> None:
+    """The levels and the coverage are made where the units are: no unit reaches the driver
+    until the intervals need the truth's clusters. Means over entities as in-process, and
+    the slices' rows in its order (heaviest first)."""
+    d = random_items(21)
+    s = frames(spark, d)
+    opts = dict(truth_scope="entities", average="entities", resamples=30, seed=2)
+    want = cs.evaluate(d["truth"], d["exp"], d["items"], **opts)
+    got = css.evaluate(s["truth"], s["exp"], s["items"], **opts)
+    assert got.coverage == pytest.approx(want.coverage, rel=1e-12)
+    assert_same_dict(want.overall, got.overall)
+    for side in ("truth", "actual"):
+        assert_same(want.per_cluster(side), got.per_cluster(side).toPandas(), ["cluster_id"])
+    for by in (["region"], ["source"], SLICES):
+        assert_same(want.per_slice(by), got.per_slice(by), by)
+        assert want.per_slice(by)[by].astype(str).values.tolist() == (
+            got.per_slice(by)[by].astype(str).values.tolist()
+        )
+    assert "_collected" not in vars(got._spark)
+    assert_same(want.intervals(), got.intervals(), ["metric"])
+    assert "_collected" in vars(got._spark)
+
+
+def test_levels_errors(spark) -> None:
+    d = random_items(22)
+    s = frames(spark, d)
+    got = css.evaluate(s["truth"], s["exp"], s["items"], slices=["region"])
+    with pytest.raises(ValueError, match=r"no slice column 'source' \(slices: region\)"):
+        got.per_slice("source")
+    with pytest.raises(ValueError, match="per_slice needs at least one column"):
+        got.per_slice([])
+    with pytest.raises(ValueError, match="unknown side 'base'; use one of: truth, actual"):
+        got.per_cluster("base")

@@ -130,9 +130,10 @@ class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
     `per_item()` and `per_cluster(side)` are Spark DataFrames.
 
     The levels (overall, per cluster, per slice) and the coverage are made by Spark and the
-    core where the units are (_spark_levels): the driver receives only what is shown. What
+    core where the units are (docs/spark.md): the driver receives only what is shown. What
     needs the truth's clusters on the driver (intervals, the classic metrics, given design
-    weights) brings the units there the first time it is asked for, and runs in-process."""
+    weights) brings the units there the first time it is asked for, and runs in-process.
+    The units and their per-unit sums stay cached in Spark until `unpersist()`."""
 
     def __init__(self, units: _Units, roles: tuple[str, str], options: ScoreOptions) -> None:
         """Scores clustering `roles[1]` of `units` against `roles[0]`."""
@@ -154,6 +155,13 @@ class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
                 warnings.warn(caveat, CommonScopeWarning, stacklevel=3)
         else:
             self._materialize()
+
+    def unpersist(self) -> None:
+        """Frees what Spark keeps for this result's levels: the units and their per-unit
+        sums (kept from evaluate() on, for the levels asked for later)."""
+        if self._levels is not None:
+            self._levels.sums.unpersist()
+        self._spark.frame.unpersist()
 
     def _materialize(self) -> None:
         """Brings the units to the driver and sets up the in-process evaluation of them."""

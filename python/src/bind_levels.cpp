@@ -1,8 +1,8 @@
-// Bindings of the levels' sums made where the units are (levels/unit_levels.h): the Spark
+// Bindings of the levels' sums made where the units are (metrics/unit_levels.h): the Spark
 // engine calls them on each partition, and on the sums it makes of their rows.
 #include "convert.h"
-#include "levels/unit_levels.h"
 #include "metrics/pointwise.h"
+#include "metrics/unit_levels.h"
 
 namespace clusterscore::bindings {
 namespace {

@@ -1,4 +1,4 @@
-// The levels' sums made per unit (the Spark engine's path, levels/unit_levels.h) against the
+// The levels' sums made per unit (the Spark engine's path, metrics/unit_levels.h) against the
 // comparison's own levels, on seeded random items in both scopes and every design.
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include "comparison/comparison.h"
 #include "detail/kahan.h"
 #include "helpers.h"
-#include "levels/unit_levels.h"
 #include "metrics/pointwise.h"
+#include "metrics/unit_levels.h"
 
 using namespace clusterscore;
 using cstest::ints;

@@ -632,3 +632,15 @@ def test_levels_errors(spark) -> None:
         got.per_slice([])
     with pytest.raises(ValueError, match="unknown side 'base'; use one of: truth, actual"):
         got.per_cluster("base")
+
+
+def test_unpersist_frees_the_levels_cache_and_the_levels_still_come(spark) -> None:
+    d = random_items(23)
+    s = frames(spark, d)
+    got = css.evaluate(s["truth"], s["exp"], s["items"], slices=["region"])
+    before = got.per_slice("region")
+    assert got._levels.sums.storageLevel.useDisk
+    got.unpersist()
+    assert not got._levels.sums.storageLevel.useDisk
+    assert not got._spark.frame.storageLevel.useDisk
+    assert_same(before, got.per_slice("region"), ["region"])

@@ -1,4 +1,4 @@
-#include "levels/unit_levels.h"
+#include "metrics/unit_levels.h"
 
 #include <algorithm>
 #include <iterator>

@@ -55,7 +55,9 @@ def levels(result, sides) -> None:
 
 def held(result) -> None:
     levels(result, ("truth", "actual"))
-    print(f"  units on the driver: {len(result._spark.table):,}", flush=True)
+    collected = vars(result._spark).get("_collected")  # made only when a result needs it
+    units = 0 if collected is None else len(collected.table)
+    print(f"  units on the driver: {units:,}", flush=True)
 
 
 def main() -> None:

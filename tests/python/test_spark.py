@@ -528,6 +528,9 @@ def test_given_design_weights_as_in_process(spark) -> None:
         assert got.cluster_weights == "given"
         assert_same_dict(want.overall, got.overall)
         assert_same(want.intervals(), got.intervals(), ["metric"])
+        # Given weights bring the units to the driver; per_cluster is a DataFrame still.
+        got_clusters = got.per_cluster("truth").toPandas()
+        assert_same(want.per_cluster("truth"), got_clusters, ["cluster_id"])
 
 
 def test_one_api_chooses_the_engine(spark, tmp_path) -> None:

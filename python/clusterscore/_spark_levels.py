@@ -1,7 +1,8 @@
 """Every level of an evaluation made where the units are: Spark puts beside each unit its
-cell's weight and the cell's marginals (window sums), the core turns each partition's units into what they add to any
-level's sums (`unit_level_sums`, inside mapInArrow), Spark sums those rows by the level's
-key, and the core finishes the sums (`finish_level_sums`). The driver receives the overall
+cell's weight and the cell's marginals (window sums), the core turns each partition's
+units into what they add to any level's sums (`unit_level_sums`, inside mapInArrow),
+Spark sums those rows by the level's key, and the core finishes the sums
+(`finish_level_sums`). The driver receives the overall
 values, the per-slice rows and the coverage's counts; per-cluster tables stay Spark
 DataFrames."""
 

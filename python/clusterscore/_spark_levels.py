@@ -50,31 +50,40 @@ def _finish(items: np.ndarray, weight: np.ndarray, sums: list[np.ndarray]) -> An
                                    _sum_names(), columns)  # fmt: skip
 
 
-def _finish_table(t: pa.Table, labels: dict[str, Any]) -> pa.Table:
-    """The rows of summed table `t` (_COUNT, _WEIGHT, the sums) finished, after `labels`,
-    with the in-process tables' columns (nulls where a value is undefined)."""
+def _summed_columns() -> list[str]:
+    """The columns of unit_level_sums()' rows that the levels sum: count, weight, sums."""
+    return [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names())]
+
+
+def _finished(t: pa.Table) -> Any:
+    """The core's values (a GroupTable) of the rows of summed table `t`."""
     sums = [t.column(_SUM + n).to_numpy() for n in _sum_names()]
-    g = _finish(t.column(_COUNT).to_numpy(), t.column(_WEIGHT).to_numpy(), sums)
-    return Comparison._group_table(labels, g)
+    return _finish(t.column(_COUNT).to_numpy(), t.column(_WEIGHT).to_numpy(), sums)
+
+
+def _finish_table(t: pa.Table, labels: dict[str, Any]) -> pa.Table:
+    """The rows of summed table `t` finished, after `labels`, with the in-process tables'
+    columns (nulls where a value is undefined)."""
+    return Comparison._group_table(labels, _finished(t))
 
 
 def _unit_sums_batches(batches: Any, keys: list[str], total: float, scale: float,
                        sized: bool, per_entity: bool) -> Any:  # fmt: skip
-    """Per Arrow batch of units joined to their cells (in a Spark worker): its `keys`, then
-    what each unit adds to every level's sums."""
+    """Per Arrow batch of units with their cells' weights beside them (in a Spark worker):
+    its `keys`, then what each unit adds to every level's sums."""
     from . import _core
+    from ._arrays import float_array
 
-    def f64(b: Any, c: str) -> np.ndarray:
-        return np.ascontiguousarray(b.column(c).to_numpy(), dtype=np.float64)
-
-    def u64(b: Any, c: str) -> np.ndarray:
-        return np.ascontiguousarray(b.column(c).to_numpy(), dtype=np.uint64)
+    def counts(b: Any, c: str) -> np.ndarray:  # sums of counts: int64, never negative
+        return b.column(c).to_numpy().view(np.uint64)
 
     for b in batches:
-        rows = _core.unit_level_sums(
-            u64(b, _COUNT), f64(b, _WEIGHT), f64(b, _WEIGHT_SQ), f64(b, _X), f64(b, _B),
-            f64(b, _E), u64(b, _SIZE) if sized else None, total, scale, per_entity,
-        )  # fmt: skip
+        w, sq, x, truth, actual = (
+            float_array(b.column(c)) for c in (_WEIGHT, _WEIGHT_SQ, _X, _B, _E)
+        )
+        size = counts(b, _SIZE) if sized else None
+        rows = _core.unit_level_sums(counts(b, _COUNT), w, sq, x, truth, actual, size, total,
+                                     scale, per_entity)  # fmt: skip
         cols = {k: b.column(k) for k in keys}
         cols[_COUNT] = pa.array(rows.items.view(np.int64))
         cols[_WEIGHT] = pa.array(rows.weight)
@@ -100,7 +109,6 @@ class Levels:
     def __init__(self, units: Any, roles: tuple[str, str], names: tuple[str, str], scope: str,
                  design: str, per_entity: bool) -> None:  # fmt: skip
         from pyspark import StorageLevel
-        from pyspark.sql import Window
 
         F = _functions()
         self.units, self.roles, self.names = units, roles, names
@@ -121,18 +129,8 @@ class Levels:
                 f" {names[1]} ({self.coverage[f'{names[1]}_items']} items): item ids must match"
                 " exactly, including their type"
             )
-        # The cells' weights and marginals beside each unit, as window sums: one shuffle by
-        # the actual cluster for X and E (the cell's window within it), one by the truth
-        # cluster for B; joins shuffled every side again (3.2 s against 9.2 s at 1e7).
         entities = scope == "entities"  # an actual cluster read whole: over S'
-        rows = frame.where(a.isNotNull()) if entities else frame.where(in_t)
-        if units.slices or len(units.cluster_cols) > 2:  # a cell's units are several
-            rows = rows.withColumn(_X, F.sum(_WEIGHT).over(Window.partitionBy(*self.keys[::-1])))
-        else:  # a unit is its cell
-            rows = rows.withColumn(_X, F.col(_WEIGHT))
-        rows = rows.withColumn(_E, F.sum(_WEIGHT).over(Window.partitionBy(self.keys[1])))
-        rows = rows.where(in_t)
-        rows = rows.withColumn(_B, F.sum(_WEIGHT).over(Window.partitionBy(self.keys[0])))
+        rows = self._with_cells(frame, entities)
         if design == "inverse_size":
             rows = rows.join(truth.select(self.keys[0], _SIZE), self.keys[0])
         total = self.coverage[f"{names[1]}_weight" if entities else "common_weight"]
@@ -140,7 +138,7 @@ class Levels:
                                  int(self.coverage["common_items"]))  # fmt: skip
         carried = [*self.keys, *units.slices, _ROW]
         schema = rows.select(*carried).schema
-        for name in [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names())]:
+        for name in _summed_columns():
             schema = schema.add(name, "long" if name == _COUNT else "double")
         run = functools.partial(_unit_sums_batches, keys=carried, total=float(total),
                                 scale=scale, sized=design == "inverse_size",
@@ -148,6 +146,26 @@ class Levels:
         self.sums = rows.mapInArrow(run, schema).persist(keep)
         self.sums.count()  # made now, while the truth's clusters are kept
         truth.unpersist()
+
+    def _with_cells(self, frame: Any, entities: bool) -> Any:
+        """The units of common items with their cell's weight X and the marginals E and B
+        beside them, as window sums: one shuffle by the actual cluster for X and E (the
+        cell's window within it), one by the truth cluster for B. Joins shuffled every side
+        again (3.2 s against 9.2 s at 1e7)."""
+        from pyspark.sql import Window
+
+        F = _functions()
+        t, a = (F.col(k) for k in self.keys)
+        in_t = t.isNotNull() & a.isNotNull()
+        rows = frame.where(a.isNotNull()) if entities else frame.where(in_t)
+        u = self.units
+        if u.slices or len(u.cluster_cols) > 2:  # a cell's units are several
+            rows = rows.withColumn(_X, F.sum(_WEIGHT).over(Window.partitionBy(*self.keys[::-1])))
+        else:  # a unit is its cell
+            rows = rows.withColumn(_X, F.col(_WEIGHT))
+        rows = rows.withColumn(_E, F.sum(_WEIGHT).over(Window.partitionBy(self.keys[1])))
+        rows = rows.where(in_t)
+        return rows.withColumn(_B, F.sum(_WEIGHT).over(Window.partitionBy(self.keys[0])))
 
     def _coverage(self, frame: Any, truth: Any, actual: Any) -> dict[str, float | int]:
         """The coverage's counts, as Comparison.coverage names them, from the units and
@@ -182,8 +200,7 @@ class Levels:
     def _summed(self, keys: Sequence[str]) -> Any:
         """The per-unit sums summed by `keys` (a Spark DataFrame; none: one row)."""
         F = _functions()
-        cols = [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names())]
-        aggs = [F.sum(c).alias(c) for c in cols]
+        aggs = [F.sum(c).alias(c) for c in _summed_columns()]
         if not keys:
             return self.sums.agg(*aggs)
         return self.sums.groupBy(*keys).agg(*aggs, F.sum(_ROW).alias(_ROW))
@@ -191,9 +208,7 @@ class Levels:
     @functools.cached_property
     def overall(self) -> dict[str, float | None]:
         """Every metric over all scored items."""
-        t = _to_arrow(self._summed([]))
-        sums = [t.column(_SUM + n).to_numpy() for n in _sum_names()]
-        g = _finish(t.column(_COUNT).to_numpy(), t.column(_WEIGHT).to_numpy(), sums)
+        g = _finished(_to_arrow(self._summed([])))
         return {name: nullable(float(v[0])) for name, v in named_columns(g).items()}
 
     def per_cluster(self, side: str) -> Any:

@@ -513,6 +513,21 @@ def finish_level_sums(items: Annotated[NDArray[numpy.uint64], dict(shape=(None,)
     Each group's values from its sums of unit_level_sums()' rows (the same names and order): the means, f1_of_means and the pair metrics (NaN where undefined).
     """
 
+def impact_unit_sums(count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], cell_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], base_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], exp_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], cell_count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], base_count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], exp_count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> GroupTable:
+    """
+    Per unit of one cell of a diff (count, Σw) with its cell's, its Base cluster's and its Exp cluster's weights and item counts over T: what it adds to every level's sums (each impact metric's weighted sum, the summary's parts, the flow shares), and whether its Base cluster is split and its Exp cluster merged.
+    """
+
+def finish_impact_sums(items: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], names: Sequence[str], columns: Sequence[Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)]]) -> GroupTable:
+    """
+    Each group's impact means from its sums of impact_unit_sums()' rows (the same names and order), and affected_weight.
+    """
+
+def impact_summary_of_sums(items: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], names: Sequence[str], columns: Sequence[Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)]], base_clusters_split: int, exp_clusters_merged: int) -> ImpactSummary:
+    """
+    The impact summary of one row: impact_unit_sums()' rows summed over T, with the counts of Base clusters split and Exp clusters merged.
+    """
+
 def pair_scale(total_weight: float, total_count: int) -> float:
     """The pair sums' power of two near 1 / the mean weight of an item of T."""
 

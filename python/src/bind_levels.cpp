@@ -30,12 +30,13 @@ GroupTable unit_sums(const Array<uint64_t>& count, const Array<double>& weight,
   return without_gil([&] { return unit_level_sums(u); });
 }
 
-GroupTable finish(const Array<uint64_t>& items, const Array<double>& weight,
-                  const std::vector<std::string>& names,
-                  const std::vector<Array<double>>& columns) {
+// Summed rows as the core's group table: group g is row g.
+GroupTable sums_of(const Array<uint64_t>& items, const Array<double>& weight,
+                   const std::vector<std::string>& names,
+                   const std::vector<Array<double>>& columns) {
   const size_t n = items.shape(0);
   if (weight.shape(0) != n || columns.size() != names.size())
-    throw std::invalid_argument("clusterscore: finish_level_sums() columns differ in length");
+    throw std::invalid_argument("clusterscore: summed rows' columns differ in length");
   GroupTable sums;
   sums.group.resize(n);
   for (size_t g = 0; g < n; ++g) sums.group[g] = uint32_t(g);
@@ -43,7 +44,37 @@ GroupTable finish(const Array<uint64_t>& items, const Array<double>& weight,
   sums.weight.assign(weight.data(), weight.data() + n);
   sums.names = names;
   for (const auto& c : columns) sums.columns.emplace_back(c.data(), c.data() + c.shape(0));
-  return finish_level_sums(std::move(sums));
+  return sums;
+}
+
+GroupTable finish(const Array<uint64_t>& items, const Array<double>& weight,
+                  const std::vector<std::string>& names,
+                  const std::vector<Array<double>>& columns) {
+  return finish_level_sums(sums_of(items, weight, names, columns));
+}
+
+GroupTable impact_sums(const Array<uint64_t>& count, const Array<double>& weight,
+                       const Array<double>& cell_weight, const Array<double>& base_weight,
+                       const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
+                       const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
+  ImpactUnits u{span_of(count),       span_of(weight),     span_of(cell_weight),
+                span_of(base_weight), span_of(exp_weight), span_of(cell_count),
+                span_of(base_count),  span_of(exp_count)};
+  return without_gil([&] { return impact_unit_sums(u); });
+}
+
+GroupTable finish_impact(const Array<uint64_t>& items, const Array<double>& weight,
+                         const std::vector<std::string>& names,
+                         const std::vector<Array<double>>& columns) {
+  return finish_impact_sums(sums_of(items, weight, names, columns));
+}
+
+ImpactSummary summary(const Array<uint64_t>& items, const Array<double>& weight,
+                      const std::vector<std::string>& names,
+                      const std::vector<Array<double>>& columns, uint64_t base_clusters_split,
+                      uint64_t exp_clusters_merged) {
+  return impact_summary_of_sums(sums_of(items, weight, names, columns), 0, base_clusters_split,
+                                exp_clusters_merged);
 }
 
 }  // namespace
@@ -62,6 +93,21 @@ void bind_levels(nb::module_& m) {
         nb::arg("columns"),
         "Each group's values from its sums of unit_level_sums()' rows (the same names and "
         "order): the means, f1_of_means and the pair metrics (NaN where undefined).");
+  m.def("impact_unit_sums", &impact_sums, nb::arg("count"), nb::arg("weight"),
+        nb::arg("cell_weight"), nb::arg("base_weight"), nb::arg("exp_weight"),
+        nb::arg("cell_count"), nb::arg("base_count"), nb::arg("exp_count"),
+        "Per unit of one cell of a diff (count, Σw) with its cell's, its Base cluster's and "
+        "its Exp cluster's weights and item counts over T: what it adds to every level's "
+        "sums (each impact metric's weighted sum, the summary's parts, the flow shares), and "
+        "whether its Base cluster is split and its Exp cluster merged.");
+  m.def("finish_impact_sums", &finish_impact, nb::arg("items"), nb::arg("weight"), nb::arg("names"),
+        nb::arg("columns"),
+        "Each group's impact means from its sums of impact_unit_sums()' rows (the same names "
+        "and order), and affected_weight.");
+  m.def("impact_summary_of_sums", &summary, nb::arg("items"), nb::arg("weight"), nb::arg("names"),
+        nb::arg("columns"), nb::arg("base_clusters_split"), nb::arg("exp_clusters_merged"),
+        "The impact summary of one row: impact_unit_sums()' rows summed over T, with the "
+        "counts of Base clusters split and Exp clusters merged.");
   m.def("pair_scale", nb::overload_cast<double, uint64_t>(&pair_scale), nb::arg("total_weight"),
         nb::arg("total_count"),
         "The pair sums' power of two near 1 / the mean weight of an item of T.");

@@ -64,13 +64,18 @@ template <class T>
   return {x, b, e, b - x, e - x};
 }
 
-// Whether cell k's row (column) holds other cells over T, decided on item counts: exact,
-// where B − X > 0 is not (a tiny cell beside a heavy one adds nothing to B).
+// Whether a cell of `cell_count` items is not the whole of its row (column) of `whole_count`
+// items over T: decided on item counts, which is exact, where B − X > 0 is not (a tiny cell
+// beside a heavy one adds nothing to B).
+[[gnu::always_inline]] inline bool holds_others(uint64_t cell_count, uint64_t whole_count) {
+  return cell_count < whole_count;
+}
+// Whether cell k's row (column) holds other cells over T.
 [[gnu::always_inline]] inline bool splits_row(const CellTable& cells, size_t k) {
-  return cells.count[k] < cells.row_count[cells.row[k]];
+  return holds_others(cells.count[k], cells.row_count[cells.row[k]]);
 }
 [[gnu::always_inline]] inline bool merges_column(const CellTable& cells, size_t k) {
-  return cells.count[k] < cells.col_count[cells.col[k]];
+  return holds_others(cells.count[k], cells.col_count[cells.col[k]]);
 }
 
 }  // namespace clusterscore::detail

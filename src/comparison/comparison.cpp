@@ -115,7 +115,7 @@ const FamilyKernel& family_kernel(MetricFamily family) {
   static const FamilyKernel impact{
       [](const CellTable& c, const ActualMarginals&) { return impact_cells(c); },
       [](const CellTable& c, const ActualMarginals&) { return impact_cell_sizes(c); },
-      {{kImpactNames[ImpactColumn::kAffected], "affected_share"}},
+      {{kImpactRename.first, kImpactRename.second}},
       add_impact_derived,
       false};
   return family == MetricFamily::kPointwise ? pointwise : impact;

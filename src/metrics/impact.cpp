@@ -45,17 +45,7 @@ MetricTable impact_cells(const CellTable& cells) {
   detail::fill_rows(&t, cells.size(), [&](size_t k, double* row) {
     prefetch_column(cells, k + detail::kPrefetch);
     const Sizes s = sizes_of(cells, k);
-    const double u = s.u();
-    double shared[4];  // jaccard_index, jaccard_distance, merge_rate, split_rate
-    detail::store4(shared, detail::overlap_shares(s));
-    const double values[] = {s.bx / u,
-                             s.ex / u,
-                             shared[1],
-                             shared[0],
-                             shared[3],
-                             shared[2],
-                             (s.split || s.merge) ? 1.0 : 0.0};
-    std::copy(std::begin(values), std::end(values), row);
+    detail::impact_row(s, s.split || s.merge, row);
   });
   return t;
 }

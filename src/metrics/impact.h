@@ -2,7 +2,9 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
+#include "cells/cell_weights.h"
 #include "cells/cells.h"
 #include "clusterscore/types.h"
 #include "levels/metric_table.h"
@@ -26,6 +28,31 @@ struct ImpactColumn {
 inline constexpr const char* kImpactNames[ImpactColumn::kCount] = {
     "split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
     "split_rate",     "merge_rate",     "affected"};
+
+// A group table's name for the mean of `affected`: the affected weight's share.
+inline constexpr std::pair<const char*, const char*> kImpactRename{
+    kImpactNames[ImpactColumn::kAffected], "affected_share"};
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // a vector between inlined functions only
+namespace detail {
+// One cell's impact metrics (ImpactColumn's order) from its weights (B is Base's, E is
+// Exp's, over T) and whether it is affected: its Base cluster split or its Exp cluster
+// merged, decided on item counts (splits_row(), merges_column()). Inlined: per cell in hot loops.
+[[gnu::always_inline]] inline void impact_row(const CellWeights& s, bool affected, double* row) {
+  const double u = s.u();
+  double shared[4];  // jaccard_index, jaccard_distance, merge_rate, split_rate
+  store4(shared, overlap_shares(s));
+  row[ImpactColumn::kSplitDistance] = s.bx / u;
+  row[ImpactColumn::kMergeDistance] = s.ex / u;
+  row[ImpactColumn::kJaccardDistance] = shared[1];
+  row[ImpactColumn::kJaccardIndex] = shared[0];
+  row[ImpactColumn::kSplitRate] = shared[3];
+  row[ImpactColumn::kMergeRate] = shared[2];
+  row[ImpactColumn::kAffected] = affected ? 1.0 : 0.0;
+}
+}  // namespace detail
+#pragma GCC diagnostic pop
 
 // Per cell, the metrics averaged over groups (ImpactColumn; `affected` is 1 or 0, its mean
 // the affected weight's share). They are made of B, E, X, U (weights: the item's Base

@@ -1,6 +1,7 @@
 #include "metrics/unit_levels.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 #include <stdexcept>
 
@@ -9,8 +10,13 @@
 #include "levels/aggregate.h"
 #include "levels/pair_terms.h"
 #include "metrics/design_weight.h"
+#include "metrics/impact.h"
 #include "metrics/pointwise.h"
 #include "metrics/pointwise_row.h"
+
+// Four-lane vectors (detail/lanes.h) pass between inlined functions only (impact_row()): no
+// ABI is crossed, whatever -Wpsabi says.
+#pragma GCC diagnostic ignored "-Wpsabi"
 
 namespace clusterscore {
 namespace {
@@ -23,6 +29,35 @@ std::vector<std::string> sum_names() {
   names.insert(names.end(), std::begin(detail::kPointwiseNames), std::end(detail::kPointwiseNames));
   names.insert(names.end(), std::begin(kPairSumNames), std::end(kPairSumNames));
   return names;
+}
+
+// impact_unit_sums()' columns after items and weight, in order, and the first of the
+// summary's parts among them.
+enum : size_t {
+  kAffectedItems = ImpactColumn::kCount,
+  kAffectedJaccard,
+  kUnaffectedWeight,
+  kShareOfBase,
+  kShareOfExp,
+  kBaseSplit,
+  kExpMerged
+};
+std::vector<std::string> impact_sum_names() {
+  std::vector<std::string> names(std::begin(kImpactNames), std::end(kImpactNames));
+  for (const char* n : {"affected_items", "affected_jaccard", "unaffected_weight", "share_of_base",
+                        "share_of_exp", "base_split", "exp_merged"})
+    names.emplace_back(n);
+  return names;
+}
+
+void check_impact_sums(const GroupTable& sums, const char* caller) {
+  if (sums.names != impact_sum_names())
+    throw std::invalid_argument(std::string("clusterscore: ") + caller +
+                                " needs impact_unit_sums()' columns");
+  for (const auto& c : sums.columns)
+    if (c.size() != sums.size())
+      throw std::invalid_argument(std::string("clusterscore: ") + caller +
+                                  " columns differ in length");
 }
 
 void check_lengths(const CellUnits& u) {
@@ -69,6 +104,75 @@ GroupTable unit_level_sums(const CellUnits& u) {
     out.columns[3 + kPointwiseMetrics][k] = d * p.truth;
   }
   return out;
+}
+
+GroupTable impact_unit_sums(const ImpactUnits& u) {
+  const size_t n = u.count.size();
+  for (size_t m : {u.weight.size(), u.cell_weight.size(), u.base_weight.size(), u.exp_weight.size(),
+                   u.cell_count.size(), u.base_count.size(), u.exp_count.size()})
+    if (m != n)
+      throw std::invalid_argument("clusterscore: impact_unit_sums() arrays differ in length");
+  GroupTable out;
+  out.names = impact_sum_names();
+  out.columns.assign(out.names.size(), BigVector<double>(n));
+  out.group.resize(n);
+  out.items.resize(n);
+  out.weight.resize(n);
+  double row[ImpactColumn::kCount];
+  for (size_t k = 0; k < n; ++k) {
+    detail::poll_every(k);
+    const double w = u.weight[k], x = u.cell_weight[k];
+    const double b = u.base_weight[k], e = u.exp_weight[k];
+    const bool split = detail::holds_others(u.cell_count[k], u.base_count[k]);
+    const bool merged = detail::holds_others(u.cell_count[k], u.exp_count[k]);
+    const bool affected = split || merged;
+    detail::impact_row({x, b, e, b - x, e - x}, affected, row);
+    out.group[k] = uint32_t(k);
+    out.items[k] = u.count[k];
+    out.weight[k] = w;
+    for (size_t m = 0; m < ImpactColumn::kCount; ++m) out.columns[m][k] = w * row[m];
+    out.columns[kAffectedItems][k] = affected ? double(u.count[k]) : 0.0;
+    out.columns[kAffectedJaccard][k] = affected ? w * row[ImpactColumn::kJaccardIndex] : 0.0;
+    out.columns[kUnaffectedWeight][k] = affected ? 0.0 : w;
+    out.columns[kShareOfBase][k] = w / b;
+    out.columns[kShareOfExp][k] = w / e;
+    out.columns[kBaseSplit][k] = split ? 1.0 : 0.0;
+    out.columns[kExpMerged][k] = merged ? 1.0 : 0.0;
+  }
+  return out;
+}
+
+GroupTable finish_impact_sums(GroupTable sums) {
+  check_impact_sums(sums, "finish_impact_sums()");
+  GroupTable out;
+  out.group = std::move(sums.group);
+  out.items = std::move(sums.items);
+  out.weight = std::move(sums.weight);
+  for (size_t m = 0; m < ImpactColumn::kCount; ++m) {
+    BigVector<double> mean(out.size());
+    for (size_t g = 0; g < mean.size(); ++g) mean[g] = sums.columns[m][g] / out.weight[g];
+    out.names.push_back(m == ImpactColumn::kAffected ? kImpactRename.second : kImpactNames[m]);
+    out.columns.push_back(std::move(mean));
+  }
+  add_impact_derived(&out);
+  return out;
+}
+
+ImpactSummary impact_summary_of_sums(const GroupTable& sums, size_t g, uint64_t base_clusters_split,
+                                     uint64_t exp_clusters_merged) {
+  check_impact_sums(sums, "impact_summary_of_sums()");
+  if (g >= sums.size())
+    throw std::invalid_argument("clusterscore: impact_summary_of_sums() row out of range");
+  const double total = sums.weight[g];
+  ImpactSummary s;
+  // A sum of whole counts, each exact in a double, below 2^53 items.
+  s.affected_items = uint64_t(std::llround(sums.columns[kAffectedItems][g]));
+  s.affected_weight = sums.columns[ImpactColumn::kAffected][g];
+  s.affected_jaccard_index = sums.columns[kAffectedJaccard][g] / total;
+  s.unaffected_jaccard_index = sums.columns[kUnaffectedWeight][g] / total;
+  s.base_clusters_split = base_clusters_split;
+  s.exp_clusters_merged = exp_clusters_merged;
+  return s;
 }
 
 GroupTable finish_level_sums(GroupTable sums) {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "clusterscore/types.h"
 #include "levels/metric_table.h"
 
 namespace clusterscore {
@@ -45,5 +46,37 @@ GroupTable unit_level_sums(const CellUnits& units);
 // Comparison::overall() and by_cluster() give them (NaN where a pair metric has no pairs).
 // Throws std::invalid_argument for other columns.
 GroupTable finish_level_sums(GroupTable sums);
+
+// Units of one cell each of Base (A) and Exp (B), for the impact metrics: their count and
+// weight Σw, and what the kernel reads of their cell over T: X its weight, B its Base
+// cluster's, E its Exp cluster's, and the item counts of each, which decide whether the
+// cell is affected (cells/cell_weights.h, holds_others()).
+struct ImpactUnits {
+  std::span<const uint64_t> count;
+  std::span<const double> weight;
+  std::span<const double> cell_weight, base_weight, exp_weight;
+  std::span<const uint64_t> cell_count, base_count, exp_count;
+};
+
+// Per unit, what its items add to any level of a diff: group k is unit k, `items` its count,
+// `weight` its Σw, then Σw·value of each impact metric (kImpactNames), then the summary's
+// parts: `affected_items` (its count where affected), `affected_jaccard` (Σw·jaccard_index
+// where affected), `unaffected_weight`; then w/B and w/E (`share_of_base`, `share_of_exp`:
+// summed over a cell's units, the cell's flow shares); then `base_split` and `exp_merged`,
+// 1 or 0, the same for every unit of a cluster: counted once per cluster, not summed.
+// Throws std::invalid_argument for spans of different lengths. O(units).
+GroupTable impact_unit_sums(const ImpactUnits& units);
+
+// Each group's means from its summed rows of impact_unit_sums() (the same names, in the same
+// order), as Comparison::overall() and by_cluster() give them for a diff: the impact metrics
+// (`affected` as `affected_share`) and affected_weight. Throws std::invalid_argument for
+// other columns.
+GroupTable finish_impact_sums(GroupTable sums);
+
+// The impact summary of the items summed in row `g` of `sums` (impact_unit_sums()' columns,
+// summed over all units of T), given how many Base clusters have `base_split` units and how
+// many Exp clusters have `exp_merged` units. Throws std::invalid_argument for other columns.
+ImpactSummary impact_summary_of_sums(const GroupTable& sums, size_t g, uint64_t base_clusters_split,
+                                     uint64_t exp_clusters_merged);
 
 }  // namespace clusterscore

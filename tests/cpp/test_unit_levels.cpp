@@ -2,14 +2,17 @@
 // comparison's own levels, on seeded random items in both scopes and every design.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
+#include <set>
 #include <stdexcept>
 
 #include "comparison/comparison.h"
 #include "detail/kahan.h"
 #include "helpers.h"
+#include "metrics/impact.h"
 #include "metrics/pointwise.h"
 #include "metrics/unit_levels.h"
 
@@ -36,6 +39,30 @@ Inputs random_inputs(std::mt19937_64& rng, size_t n) {
   return in;
 }
 
+// Rows of per-unit sums summed by `group` (per row), groups without items left out.
+GroupTable sum_by(const GroupTable& rows, std::span<const uint32_t> group, size_t n_groups) {
+  GroupTable sums;
+  sums.names = rows.names;
+  std::vector<std::vector<detail::KahanSum>> s(rows.names.size(),
+                                               std::vector<detail::KahanSum>(n_groups));
+  std::vector<detail::KahanSum> weight(n_groups);
+  std::vector<uint64_t> items(n_groups, 0);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    items[group[k]] += rows.items[k];
+    weight[group[k]].add(rows.weight[k]);
+    for (size_t j = 0; j < rows.names.size(); ++j) s[j][group[k]].add(rows.columns[j][k]);
+  }
+  sums.columns.resize(rows.names.size());
+  for (size_t g = 0; g < n_groups; ++g) {
+    if (items[g] == 0) continue;
+    sums.group.push_back(uint32_t(g));
+    sums.items.push_back(items[g]);
+    sums.weight.push_back(weight[g].value());
+    for (size_t j = 0; j < rows.names.size(); ++j) sums.columns[j].push_back(s[j][g].value());
+  }
+  return sums;
+}
+
 // The unit_level_sums() of `c`'s cells (one unit per cell), summed by `group` (per cell)
 // and finished.
 GroupTable by_units(const Comparison& c, std::span<const uint32_t> group, size_t n_groups,
@@ -59,27 +86,7 @@ GroupTable by_units(const Comparison& c, std::span<const uint32_t> group, size_t
                     m.total,
                     pair_scale(cells.total_weight, cells.total_count),
                     per_entity};
-  const GroupTable rows = unit_level_sums(u);
-  GroupTable sums;
-  sums.names = rows.names;
-  std::vector<std::vector<detail::KahanSum>> s(rows.names.size(),
-                                               std::vector<detail::KahanSum>(n_groups));
-  std::vector<detail::KahanSum> weight(n_groups);
-  std::vector<uint64_t> items(n_groups, 0);
-  for (size_t k = 0; k < rows.size(); ++k) {
-    items[group[k]] += rows.items[k];
-    weight[group[k]].add(rows.weight[k]);
-    for (size_t j = 0; j < rows.names.size(); ++j) s[j][group[k]].add(rows.columns[j][k]);
-  }
-  sums.columns.resize(rows.names.size());
-  for (size_t g = 0; g < n_groups; ++g) {
-    if (items[g] == 0) continue;
-    sums.group.push_back(uint32_t(g));
-    sums.items.push_back(items[g]);
-    sums.weight.push_back(weight[g].value());
-    for (size_t j = 0; j < rows.names.size(); ++j) sums.columns[j].push_back(s[j][g].value());
-  }
-  return finish_level_sums(std::move(sums));
+  return finish_level_sums(sum_by(unit_level_sums(u), group, n_groups));
 }
 
 void expect_same(const GroupTable& want, const GroupTable& got) {
@@ -94,7 +101,7 @@ void expect_same(const GroupTable& want, const GroupTable& got) {
       if (std::isnan(a)) {
         EXPECT_TRUE(std::isnan(b)) << want.names[j];
       } else {
-        EXPECT_NEAR(a, b, 1e-12) << want.names[j] << " group " << g;
+        EXPECT_NEAR(a, b, 1e-12 * std::max(1.0, std::abs(a))) << want.names[j] << " group " << g;
       }
     }
   }
@@ -149,4 +156,118 @@ TEST(UnitLevels, RefusesArraysOfOtherLengthsAndOtherColumns) {
   GroupTable t;
   t.names = {"precision"};
   EXPECT_THROW(finish_level_sums(t), std::invalid_argument);
+}
+
+namespace {
+
+// A diff's cells as impact units: a cell of several items as two units (one item and a
+// quarter of its weight, the rest), as a slice would cut it; `cell` is each unit's cell.
+struct DiffUnits {
+  std::vector<uint64_t> count, cell_count, base_count, exp_count;
+  std::vector<double> weight, x, b, e;
+  std::vector<size_t> cell;
+  ImpactUnits spans() const { return {count, weight, x, b, e, cell_count, base_count, exp_count}; }
+};
+
+DiffUnits diff_units(const CellTable& cells) {
+  DiffUnits u;
+  auto add = [&](size_t k, uint64_t n, double w) {
+    u.count.push_back(n), u.weight.push_back(w), u.cell.push_back(k);
+    u.x.push_back(cells.weight[k]), u.cell_count.push_back(cells.count[k]);
+    u.b.push_back(cells.row_weight[cells.row[k]]),
+        u.base_count.push_back(cells.row_count[cells.row[k]]);
+    u.e.push_back(cells.col_weight[cells.col[k]]),
+        u.exp_count.push_back(cells.col_count[cells.col[k]]);
+  };
+  for (size_t k = 0; k < cells.size(); ++k) {
+    if (cells.count[k] < 2) {
+      add(k, cells.count[k], cells.weight[k]);
+    } else {
+      add(k, 1, cells.weight[k] * 0.25);
+      add(k, cells.count[k] - 1, cells.weight[k] - cells.weight[k] * 0.25);
+    }
+  }
+  return u;
+}
+
+// Per unit, the group of its cell's row or column (`by`: per cell).
+std::vector<uint32_t> per_unit(const DiffUnits& u, std::span<const uint32_t> by) {
+  std::vector<uint32_t> g;
+  for (size_t k : u.cell) g.push_back(by[k]);
+  return g;
+}
+
+}  // namespace
+
+TEST(UnitLevels, ADiffsLevelsSummaryAndFlowsEqualTheComparisons) {
+  std::mt19937_64 rng(12);
+  for (int round = 0; round < 6; ++round) {
+    const Inputs in = random_inputs(rng, 400);
+    ItemsInput table{ints(in.items), in.w.data()};
+    Comparison c({"base", ints(in.truth_items), ints(in.truth)},
+                 {"exp", ints(in.actual_items), ints(in.actual)}, &table, MetricFamily::kImpact,
+                 TruthScope::kCommon);
+    const CellTable& cells = c.cells();
+    const DiffUnits u = diff_units(cells);
+    const GroupTable rows = impact_unit_sums(u.spans());
+    SCOPED_TRACE(testing::Message() << "round " << round);
+    const std::vector<uint32_t> zero(rows.size(), 0);
+    const GroupTable total = sum_by(rows, zero, 1);
+    expect_same(c.overall(), finish_impact_sums(total));
+    expect_same(c.by_cluster(Side::kA),
+                finish_impact_sums(sum_by(rows, per_unit(u, cells.row), cells.n_rows)));
+    expect_same(c.by_cluster(Side::kB),
+                finish_impact_sums(sum_by(rows, per_unit(u, cells.col), cells.n_cols)));
+    // The summary: split and merged clusters counted once each, from their units' flags.
+    const size_t split =
+        std::find(rows.names.begin(), rows.names.end(), "base_split") - rows.names.begin();
+    std::set<uint32_t> split_rows, merged_cols;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (rows.columns[split][k] != 0) split_rows.insert(cells.row[u.cell[k]]);
+      if (rows.columns[split + 1][k] != 0) merged_cols.insert(cells.col[u.cell[k]]);
+    }
+    const ImpactSummary want = c.impact();
+    const ImpactSummary got =
+        impact_summary_of_sums(total, 0, split_rows.size(), merged_cols.size());
+    EXPECT_EQ(want.affected_items, got.affected_items);
+    EXPECT_NEAR(want.affected_weight, got.affected_weight, 1e-12 * want.affected_weight);
+    EXPECT_NEAR(want.affected_jaccard_index, got.affected_jaccard_index, 1e-12);
+    EXPECT_NEAR(want.unaffected_jaccard_index, got.unaffected_jaccard_index, 1e-12);
+    EXPECT_EQ(want.base_clusters_split, got.base_clusters_split);
+    EXPECT_EQ(want.exp_clusters_merged, got.exp_clusters_merged);
+    // The flows: the affected units summed by cell, their shares those of changed_flows().
+    const FlowTable flows = changed_flows(cells);
+    std::vector<uint32_t> by_cell;
+    for (size_t k : u.cell) by_cell.push_back(uint32_t(k));
+    const GroupTable per_cell = sum_by(rows, by_cell, cells.size());
+    const auto col = [&](const char* n) {
+      return std::find(rows.names.begin(), rows.names.end(), n) - rows.names.begin();
+    };
+    std::map<std::pair<uint32_t, uint32_t>, size_t> flow_of;
+    for (size_t f = 0; f < flows.row.size(); ++f) flow_of[{flows.row[f], flows.col[f]}] = f;
+    size_t affected_cells = 0;
+    for (size_t g = 0; g < per_cell.size(); ++g) {
+      const size_t k = per_cell.group[g];
+      if (per_cell.columns[col("affected")][g] == 0) continue;
+      ++affected_cells;
+      const size_t f = flow_of.at({cells.row[k], cells.col[k]});
+      EXPECT_EQ(flows.items[f], per_cell.items[g]);
+      EXPECT_NEAR(flows.share_of_base[f], per_cell.columns[col("share_of_base")][g], 1e-12);
+      EXPECT_NEAR(flows.share_of_exp[f], per_cell.columns[col("share_of_exp")][g], 1e-12);
+    }
+    EXPECT_EQ(affected_cells, flows.row.size());
+  }
+}
+
+TEST(UnitLevels, ADiffsSumsRefuseArraysOfOtherLengthsAndOtherColumns) {
+  const std::vector<uint64_t> count{1, 2}, one_count{1};
+  const std::vector<double> two{1, 2};
+  EXPECT_THROW(impact_unit_sums({count, two, two, two, two, count, count, one_count}),
+               std::invalid_argument);
+  GroupTable t;
+  t.names = {"split_distance"};
+  EXPECT_THROW(finish_impact_sums(t), std::invalid_argument);
+  EXPECT_THROW(impact_summary_of_sums(t, 0, 0, 0), std::invalid_argument);
+  const GroupTable rows = impact_unit_sums({count, two, two, two, two, count, count, count});
+  EXPECT_THROW(impact_summary_of_sums(rows, 2, 0, 0), std::invalid_argument);
 }

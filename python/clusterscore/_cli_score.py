@@ -502,12 +502,12 @@ def _show_diff(result: Diff, slices: dict, clusters: dict) -> None:
             f"{side} clusters that changed the most (changed weight = weight × jaccard_distance)"
         )
         shown.append(report.frame_table(title, top, cols, labels=["cluster_id"], group="impact"))
-    flows = result.flows()
+    flows, n_flows = result.largest_flows(10)
     shown.append(
         report.frame_table(
-            f"Largest flows between changed clusters ({len(flows):,} in all)",
-            flows.head(10),
-            list(flows.columns),
+            f"Largest flows between changed clusters ({n_flows:,} in all)",
+            flows.to_pandas(),
+            flows.column_names,
             labels=["base_cluster", "exp_cluster"],
         )
     )

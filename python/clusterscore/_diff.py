@@ -14,6 +14,14 @@ from . import _arrays, _core, _engine
 from ._notebook import headline, result_html
 from ._two_clusterings import Comparison
 
+_MEANS = (
+    "split_distance",
+    "merge_distance",
+    "jaccard_distance",
+    "jaccard_index",
+    "split_rate",
+    "merge_rate",
+)
 _SUMMARY = (
     "affected_items",
     "affected_weight",
@@ -46,22 +54,7 @@ class Diff(Comparison):
     def overall(self) -> dict[str, float | None]:
         """The overall impact: distances, rates, Jaccard indices, affected items and
         weight, and the numbers of Base clusters split and Exp clusters merged."""
-        means = super().overall
-        out: dict[str, float | None] = {
-            k: means[k]
-            for k in (
-                "split_distance",
-                "merge_distance",
-                "jaccard_distance",
-                "jaccard_index",
-                "split_rate",
-                "merge_rate",
-            )  # fmt: skip
-        }
-        s = self._core.impact()
-        for k in _SUMMARY:
-            out[k] = getattr(s, k)
-        return out
+        return overall_of(super().overall, self._core.impact())
 
     def _item_columns(self, d: dict[str, np.ndarray]) -> dict[str, Any]:
         affected = d.pop("affected") != 0.0
@@ -90,6 +83,11 @@ class Diff(Comparison):
             }
         )
 
+    def largest_flows(self, n: int) -> tuple[pa.Table, int]:
+        """The `n` largest flows (flows_table()'s first rows) and how many flows there are."""
+        flows = self.flows_table()
+        return flows.slice(0, n), flows.num_rows
+
     @functools.cached_property
     def sample_totals(self) -> dict[str, Any]:
         """The population totals a pair sample's estimates need (SampleTotals): the
@@ -101,6 +99,14 @@ class Diff(Comparison):
         """Order-independent hashes of Base, Exp and the items table, as given (an
         integer id and its text are different inputs): a judged sample names its diff."""
         return "-".join(self.input_fingerprints.values())
+
+
+def overall_of(means: dict[str, float | None], summary: Any) -> dict[str, float | None]:
+    """A diff's overall values: its means over T and its summary (the core's ImpactSummary)."""
+    out: dict[str, float | None] = {k: means[k] for k in _MEANS}
+    for k in _SUMMARY:
+        out[k] = getattr(summary, k)
+    return out
 
 
 def diff(

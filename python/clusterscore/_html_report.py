@@ -342,9 +342,9 @@ def _diff(page: Page, d: Diff, slices: Sequence[str]) -> None:
         page.chart(f"slice-{name}", bars)
         page.table(df, [name, "items", "weight", "split_distance", "merge_distance",
                         "affected_weight"], labels=[name], group="impact")  # fmt: skip
-    clusters = {side: d.per_cluster(side) for side in d.roles}
+    clusters = {side: d.per_cluster_table(side).to_pandas() for side in d.roles}
     page.section("Flows between the largest changed clusters")
-    flows = d.flows()
+    flows = d.flows_table().to_pandas()
     top_base = set(R.most_changed(clusters["base"], n=15)["cluster_id"])
     top = flows[flows["base_cluster"].isin(top_base)].head(200)
     page.chart("flows", C.flows(top, "Weight from each base cluster to each exp cluster"))

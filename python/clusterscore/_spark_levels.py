@@ -1,10 +1,10 @@
-"""Every level of an evaluation made where the units are: Spark puts beside each unit its
-cell's weight and the cell's marginals (window sums), the core turns each partition's
-units into what they add to any level's sums (`unit_level_sums`, inside mapInArrow),
-Spark sums those rows by the level's key, and the core finishes the sums
-(`finish_level_sums`). The driver receives the overall
-values, the per-slice rows and the coverage's counts; per-cluster tables stay Spark
-DataFrames."""
+"""Every level of an evaluation or a diff made where the units are: Spark puts beside each
+unit its cell's weight and the cell's marginals (window sums), the core turns each
+partition's units into what they add to any level's sums (`unit_level_sums`, or
+`impact_unit_sums` for a diff, inside mapInArrow), Spark sums those rows by the level's key,
+and the core finishes the sums (`finish_level_sums`, `finish_impact_sums`). The driver
+receives the overall values, the per-slice rows and the coverage's counts; per-cluster
+tables and a diff's flows stay Spark DataFrames."""
 
 from __future__ import annotations
 
@@ -23,48 +23,81 @@ from ._two_clusterings import Comparison, nullable
 
 # Internal columns: never a user's (slices keep their own names).
 _X, _B, _E, _SIZE = "__cs_x", "__cs_b", "__cs_e", "__cs_size"
-_SUM = "__cs_sum_"  # before each of unit_level_sums()' column names
+_XN, _BN, _EN = "__cs_xn", "__cs_bn", "__cs_en"  # item counts of a cell and its marginals
+_SUM = "__cs_sum_"  # before each of the per-unit sums' column names
+# A diff's per-unit flags, counted once per cluster (impact_unit_sums), not summed.
+_SPLIT, _MERGED = "base_split", "exp_merged"
+
+
+# Summed rows as the core's functions take them: items, weight, names, columns.
+_CoreSums = tuple[np.ndarray, np.ndarray, list[str], list[np.ndarray]]
 
 
 @functools.cache
-def _sum_names() -> list[str]:
-    """unit_level_sums()' columns after items and weight, as the core names them."""
-    empty_f, empty_u = np.empty(0), np.empty(0, np.uint64)
-    rows = _core.unit_level_sums(empty_u, empty_f, empty_f, empty_f, empty_f, empty_f, None,
-                                 0.0, 1.0, False)  # fmt: skip
-    return list(rows.names)
+def _sum_names(impact: bool) -> list[str]:
+    """The per-unit sums' columns after items and weight, as the core names them: those of
+    impact_unit_sums() for a diff, of unit_level_sums() for an evaluation."""
+    f, u = np.empty(0), np.empty(0, np.uint64)
+    if impact:
+        return list(_core.impact_unit_sums(u, f, f, f, f, u, u, u).names)
+    return list(_core.unit_level_sums(u, f, f, f, f, f, None, 0.0, 1.0, False).names)
 
 
 @functools.cache
-def _value_names() -> list[str]:
-    """finish_level_sums()' columns: the values of every level, as the core names them."""
-    no_rows = [np.empty(0)] * len(_sum_names())
-    return list(_finish(np.empty(0, np.uint64), np.empty(0), no_rows).names)
+def _value_names(impact: bool) -> list[str]:
+    """The finished columns: the values of every level, as the core names them."""
+    no_rows = [np.empty(0)] * len(_sum_names(impact))
+    return list(_finisher(impact)(*_core_sums(impact, np.empty(0), np.empty(0), no_rows)).names)
 
 
-def _finish(items: np.ndarray, weight: np.ndarray, sums: list[np.ndarray]) -> Any:
-    """The core's values of groups from their summed rows (columns in _sum_names() order)."""
+def _finisher(impact: bool) -> Any:
+    """The core's function that finishes summed rows: values from sums."""
+    return _core.finish_impact_sums if impact else _core.finish_level_sums
+
+
+def _core_sums(impact: bool, items: np.ndarray, weight: np.ndarray,
+               sums: list[np.ndarray]) -> _CoreSums:  # fmt: skip
+    """Summed rows as the core's functions of them take them: items, weight, names, columns."""
     columns = [np.ascontiguousarray(c, dtype=np.float64) for c in sums]
-    return _core.finish_level_sums(np.ascontiguousarray(items, dtype=np.uint64),
-                                   np.ascontiguousarray(weight, dtype=np.float64),
-                                   _sum_names(), columns)  # fmt: skip
+    items = np.ascontiguousarray(items, dtype=np.uint64)
+    return items, np.ascontiguousarray(weight, dtype=np.float64), _sum_names(impact), columns
 
 
-def _summed_columns() -> list[str]:
-    """The columns of unit_level_sums()' rows that the levels sum: count, weight, sums."""
-    return [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names())]
+def _summed_columns(impact: bool) -> list[str]:
+    """The columns of the per-unit rows that the levels sum: count, weight, sums."""
+    return [_COUNT, _WEIGHT, *(_SUM + n for n in _sum_names(impact))]
 
 
-def _finished(t: pa.Table) -> Any:
+def _sums_of(t: pa.Table, impact: bool) -> _CoreSums:
+    """The summed rows of table `t` as the core takes them (_core_sums)."""
+    sums = [t.column(_SUM + n).to_numpy() for n in _sum_names(impact)]
+    return _core_sums(impact, t.column(_COUNT).to_numpy(), t.column(_WEIGHT).to_numpy(), sums)
+
+
+def _finished(t: pa.Table, impact: bool) -> Any:
     """The core's values (a GroupTable) of the rows of summed table `t`."""
-    sums = [t.column(_SUM + n).to_numpy() for n in _sum_names()]
-    return _finish(t.column(_COUNT).to_numpy(), t.column(_WEIGHT).to_numpy(), sums)
+    return _finisher(impact)(*_sums_of(t, impact))
 
 
-def _finish_table(t: pa.Table, labels: dict[str, Any]) -> pa.Table:
+def _finish_table(t: pa.Table, labels: dict[str, Any], impact: bool) -> pa.Table:
     """The rows of summed table `t` finished, after `labels`, with the in-process tables'
     columns (nulls where a value is undefined)."""
-    return Comparison._group_table(labels, _finished(t))
+    return Comparison._group_table(labels, _finished(t, impact))
+
+
+def _counts(b: Any, c: str) -> np.ndarray:
+    """Column `c` of batch `b`: sums of counts, int64 and never negative, as the core's."""
+    return b.column(c).to_numpy().view(np.uint64)
+
+
+def _rows_batch(b: Any, keys: list[str], rows: Any) -> Any:
+    """Batch `b`'s `keys`, then the core's per-unit rows."""
+    cols = {k: b.column(k) for k in keys}
+    cols[_COUNT] = pa.array(rows.items.view(np.int64))
+    cols[_WEIGHT] = pa.array(rows.weight)
+    for k, name in enumerate(rows.names):
+        cols[_SUM + name] = pa.array(rows.column(k))
+    return pa.RecordBatch.from_pydict(cols)
 
 
 def _unit_sums_batches(batches: Any, keys: list[str], total: float, scale: float,
@@ -74,44 +107,50 @@ def _unit_sums_batches(batches: Any, keys: list[str], total: float, scale: float
     from . import _core
     from ._arrays import float_array
 
-    def counts(b: Any, c: str) -> np.ndarray:  # sums of counts: int64, never negative
-        return b.column(c).to_numpy().view(np.uint64)
-
     for b in batches:
         w, sq, x, truth, actual = (
             float_array(b.column(c)) for c in (_WEIGHT, _WEIGHT_SQ, _X, _B, _E)
         )
-        size = counts(b, _SIZE) if sized else None
-        rows = _core.unit_level_sums(counts(b, _COUNT), w, sq, x, truth, actual, size, total,
+        size = _counts(b, _SIZE) if sized else None
+        rows = _core.unit_level_sums(_counts(b, _COUNT), w, sq, x, truth, actual, size, total,
                                      scale, per_entity)  # fmt: skip
-        cols = {k: b.column(k) for k in keys}
-        cols[_COUNT] = pa.array(rows.items.view(np.int64))
-        cols[_WEIGHT] = pa.array(rows.weight)
-        for k, name in enumerate(rows.names):
-            cols[_SUM + name] = pa.array(rows.column(k))
-        yield pa.RecordBatch.from_pydict(cols)
+        yield _rows_batch(b, keys, rows)
 
 
-def _finish_batches(batches: Any, key: str) -> Any:
+def _impact_sums_batches(batches: Any, keys: list[str]) -> Any:
+    """Per Arrow batch of a diff's units with their cells' weights and counts beside them
+    (in a Spark worker): its `keys`, then what each unit adds to every level's sums."""
+    from . import _core
+    from ._arrays import float_array
+
+    for b in batches:
+        w, x, base, exp = (float_array(b.column(c)) for c in (_WEIGHT, _X, _B, _E))
+        xn, bn, en = (_counts(b, c) for c in (_XN, _BN, _EN))
+        rows = _core.impact_unit_sums(_counts(b, _COUNT), w, x, base, exp, xn, bn, en)
+        yield _rows_batch(b, keys, rows)
+
+
+def _finish_batches(batches: Any, key: str, impact: bool) -> Any:
     """Per Arrow batch of summed rows of clusters (in a Spark worker): their values."""
     for b in batches:
         t = pa.Table.from_batches([b])
-        yield from _finish_table(t, {"cluster_id": t.column(key)}).to_batches()
+        yield from _finish_table(t, {"cluster_id": t.column(key)}, impact).to_batches()
 
 
 class Levels:
     """The levels of clustering `roles[1]` of `units` (_Units) scored against `roles[0]`
     (called `names` in the results) in `scope` with `design` weights ("uniform" or
-    "inverse_size"), made by Spark and the core. Made eagerly: the coverage's counts (which
+    "inverse_size"), made by Spark and the core; with `impact`, a diff's (`roles`: Base,
+    then Exp; the common scope, uniform design). Made eagerly: the coverage's counts (which
     also find flagged items) and the per-unit sums, kept by Spark for the levels asked for
     later."""
 
     def __init__(self, units: Any, roles: tuple[str, str], names: tuple[str, str], scope: str,
-                 design: str, per_entity: bool) -> None:  # fmt: skip
+                 design: str, per_entity: bool, impact: bool = False) -> None:  # fmt: skip
         from pyspark import StorageLevel
 
         F = _functions()
-        self.units, self.roles, self.names = units, roles, names
+        self.units, self.roles, self.names, self.impact = units, roles, names, impact
         self.keys = [units.cluster_cols[units.roles.index(r)] for r in roles]
         keep = StorageLevel.MEMORY_AND_DISK
         frame = units.frame.persist(keep)  # read by every job below
@@ -138,34 +177,42 @@ class Levels:
                                  int(self.coverage["common_items"]))  # fmt: skip
         carried = [*self.keys, *units.slices, _ROW]
         schema = rows.select(*carried).schema
-        for name in _summed_columns():
+        for name in _summed_columns(impact):
             schema = schema.add(name, "long" if name == _COUNT else "double")
-        run = functools.partial(_unit_sums_batches, keys=carried, total=float(total),
-                                scale=scale, sized=design == "inverse_size",
-                                per_entity=per_entity)  # fmt: skip
+        run: Any = functools.partial(_unit_sums_batches, keys=carried, total=float(total),
+                                     scale=scale, sized=design == "inverse_size",
+                                     per_entity=per_entity)  # fmt: skip
+        if impact:
+            run = functools.partial(_impact_sums_batches, keys=carried)
         self.sums = rows.mapInArrow(run, schema).persist(keep)
         self.sums.count()  # made now, while the truth's clusters are kept
         truth.unpersist()
 
     def _with_cells(self, frame: Any, entities: bool) -> Any:
         """The units of common items with their cell's weight X and the marginals E and B
-        beside them, as window sums: one shuffle by the actual cluster for X and E (the
-        cell's window within it), one by the truth cluster for B. Joins shuffled every side
-        again (3.2 s against 9.2 s at 1e7)."""
+        beside them (and for a diff, which decides on counts whether a cell is affected,
+        their item counts too), as window sums: one shuffle by the actual cluster for the
+        cell and E (the cell's window within it), one by the truth cluster for B. Joins
+        shuffled every side again (3.2 s against 9.2 s at 1e7)."""
         from pyspark.sql import Window
 
         F = _functions()
         t, a = (F.col(k) for k in self.keys)
         in_t = t.isNotNull() & a.isNotNull()
         rows = frame.where(a.isNotNull()) if entities else frame.where(in_t)
+        # Per window, the sums beside each unit: (summed column, name).
+        sums = [(_WEIGHT, _X, _E, _B)] + ([(_COUNT, _XN, _EN, _BN)] if self.impact else [])
         u = self.units
-        if u.slices or len(u.cluster_cols) > 2:  # a cell's units are several
-            rows = rows.withColumn(_X, F.sum(_WEIGHT).over(Window.partitionBy(*self.keys[::-1])))
-        else:  # a unit is its cell
-            rows = rows.withColumn(_X, F.col(_WEIGHT))
-        rows = rows.withColumn(_E, F.sum(_WEIGHT).over(Window.partitionBy(self.keys[1])))
+        by_cell = Window.partitionBy(*self.keys[::-1])
+        for of, cell, _, _ in sums:
+            several = u.slices or len(u.cluster_cols) > 2  # a cell's units are several
+            rows = rows.withColumn(cell, F.sum(of).over(by_cell) if several else F.col(of))
+        for of, _, actual, _ in sums:
+            rows = rows.withColumn(actual, F.sum(of).over(Window.partitionBy(self.keys[1])))
         rows = rows.where(in_t)
-        return rows.withColumn(_B, F.sum(_WEIGHT).over(Window.partitionBy(self.keys[0])))
+        for of, _, _, truth in sums:
+            rows = rows.withColumn(truth, F.sum(of).over(Window.partitionBy(self.keys[0])))
+        return rows
 
     def _coverage(self, frame: Any, truth: Any, actual: Any) -> dict[str, float | int]:
         """The coverage's counts, as Comparison.coverage names them, from the units and
@@ -200,16 +247,45 @@ class Levels:
     def _summed(self, keys: Sequence[str]) -> Any:
         """The per-unit sums summed by `keys` (a Spark DataFrame; none: one row)."""
         F = _functions()
-        aggs = [F.sum(c).alias(c) for c in _summed_columns()]
+        aggs = [F.sum(c).alias(c) for c in _summed_columns(self.impact)]
         if not keys:
             return self.sums.agg(*aggs)
         return self.sums.groupBy(*keys).agg(*aggs, F.sum(_ROW).alias(_ROW))
 
     @functools.cached_property
+    def _total(self) -> pa.Table:
+        """The per-unit sums summed over all scored items: one row."""
+        return _to_arrow(self._summed([]))
+
+    @functools.cached_property
     def overall(self) -> dict[str, float | None]:
-        """Every metric over all scored items."""
-        g = _finished(_to_arrow(self._summed([])))
+        """Every metric over all scored items (a diff's means only: see impact_summary)."""
+        g = _finished(self._total, self.impact)
         return {name: nullable(float(v[0])) for name, v in named_columns(g).items()}
+
+    @functools.cached_property
+    def impact_summary(self) -> Any:
+        """A diff's summary (the core's ImpactSummary): its affected items and Jaccard
+        indices from the summed rows, its split and merged clusters counted by Spark."""
+        F = _functions()
+        split, merged = (F.col(_SUM + flag) > 0 for flag in (_SPLIT, _MERGED))
+        counts = self.sums.agg(F.count_distinct(F.when(split, F.col(self.keys[0]))),
+                               F.count_distinct(F.when(merged, F.col(self.keys[1]))))  # fmt: skip
+        n_split, n_merged = counts.collect()[0]
+        return _core.impact_summary_of_sums(*_sums_of(self._total, True), n_split, n_merged)
+
+    def flows(self) -> Any:
+        """A diff's flows as a Spark DataFrame in no order: one row per (Base cluster, Exp
+        cluster) sharing items where either cluster changed (the units whose clusters the
+        core flagged), with their items, weight and shares of each cluster's weight."""
+        F = _functions()
+        changed = (F.col(_SUM + _SPLIT) > 0) | (F.col(_SUM + _MERGED) > 0)
+        base, exp = self.keys
+        return self.sums.where(changed).groupBy(F.col(base).alias("base_cluster"),
+                                                F.col(exp).alias("exp_cluster")).agg(
+            F.sum(_COUNT).alias("items"), F.sum(_WEIGHT).alias("weight"),
+            *(F.sum(_SUM + c).alias(c) for c in ("share_of_base", "share_of_exp")),
+        )  # fmt: skip
 
     def per_cluster(self, side: str) -> Any:
         """One row per cluster of `side` (a role) that meets the scored items, as a Spark
@@ -218,9 +294,10 @@ class Levels:
         summed = self._summed([key]).drop(_ROW)
         schema = summed.select(_functions().col(key).alias("cluster_id")).schema
         schema = schema.add("items", "long").add("weight", "double")
-        for n in _value_names():
+        for n in _value_names(self.impact):
             schema = schema.add(n, "double")
-        return summed.mapInArrow(functools.partial(_finish_batches, key=key), schema)
+        run = functools.partial(_finish_batches, key=key, impact=self.impact)
+        return summed.mapInArrow(run, schema)
 
     def per_slice_table(self, columns: Sequence[str]) -> pa.Table:
         """One row per combination of values of the slice `columns`, heaviest first (ties
@@ -234,4 +311,4 @@ class Levels:
         keys = [("__cs_rowless", "ascending"), (_WEIGHT, "descending")]
         keys += [(c, "ascending") for c in columns]
         t = t.append_column("__cs_rowless", rowless).sort_by(keys)
-        return _finish_table(t, {c: t.column(c) for c in columns})
+        return _finish_table(t, {c: t.column(c) for c in columns}, self.impact)

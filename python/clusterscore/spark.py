@@ -63,6 +63,8 @@ class _OnSpark(_two_clusterings.Comparison):
 
     _spark: _Units
     _spark_roles: tuple[str, str]  # the roles of the two clusterings among _spark's
+    _levels: Levels | None = None  # None: the in-process result on the collected units
+    _materialized: bool  # whether the units came to the driver
 
     @functools.cached_property
     def input_fingerprints(self) -> dict[str, str]:
@@ -79,7 +81,10 @@ class _OnSpark(_two_clusterings.Comparison):
 
     @property
     def coverage(self) -> dict[str, float | int]:
-        """As in-process; the items table's rows are counted by Spark (the core sees units)."""
+        """Item counts and weights of each side, the common items T, and what is missing:
+        Spark's counts, or in-process ones with the items table's rows counted by Spark."""
+        if self._levels is not None:
+            return dict(self._levels.coverage)
         u = self._spark
         coverage = super().coverage
         if u.items_frame is None:  # the core's items table is the units: not the user's
@@ -92,6 +97,60 @@ class _OnSpark(_two_clusterings.Comparison):
             if name in u.cluster_counts:  # its clusters without truth items came as one
                 coverage[f"{role}_clusters"] = u.cluster_counts[name]
         return coverage
+
+    def _spark_levels(self, levels: Any) -> None:
+        """Makes the levels with `levels(units, roles, names)`, in the engine's Spark jobs."""
+        with engine_jobs(self._spark.session):
+            self._levels = levels(self._spark, self._spark_roles, self.roles)
+        self._roles_of = dict(zip(self.roles, self._spark_roles, strict=True))
+
+    def _materialize(self) -> None:
+        """Brings the units to the driver and sets up the in-process result of them."""
+        raise NotImplementedError
+
+    def __getattr__(self, name: str) -> Any:
+        # Called for what only the in-process result holds (its core, its sources): made
+        # the first time it is needed.
+        if name.startswith("__") or self.__dict__.get("_materialized", True):
+            raise AttributeError(name)
+        self._materialized = True
+        self._materialize()
+        return getattr(self, name)
+
+    def unpersist(self) -> None:
+        """Frees what Spark keeps for this result's levels: the units and their per-unit
+        sums (kept from the start on, for the levels asked for later)."""
+        if self._levels is not None:
+            self._levels.sums.unpersist()
+        self._spark.frame.unpersist()
+
+    def per_cluster(self, side: str) -> Any:
+        """One row per cluster of `side` that meets the common items, as a Spark DataFrame
+        (in no order): cluster_id, items, weight, then every value."""
+        if side not in self.roles:
+            raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self.roles)}")
+        if self._levels is None:
+            return self._spark.session.createDataFrame(super().per_cluster_table(side))
+        return self._levels.per_cluster(self._roles_of[side])
+
+    def per_cluster_table(self, side: str) -> pa.Table:
+        """per_cluster(side) collected to the driver, in the order of the cluster ids."""
+        if self._levels is None:
+            return super().per_cluster_table(side)
+        return _to_arrow(self.per_cluster(side)).sort_by("cluster_id")
+
+    def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
+        """per_slice(column) as an Arrow table: heaviest first."""
+        if self._levels is None:
+            return super().per_slice_table(column)
+        columns = [column] if isinstance(column, str) else list(column)
+        if not columns:
+            raise ValueError("per_slice needs at least one column")
+        for c in columns:
+            if c not in self._spark.slices:
+                have = ", ".join(self._spark.slices) or "none"
+                raise ValueError(f"items: no slice column {c!r} (slices: {have})")
+        return self._levels.per_slice_table(columns)
 
     def per_item(self) -> Any:
         """One row per item in both clusterings, as a Spark DataFrame (in no order): the
@@ -138,35 +197,26 @@ class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
 
     def __init__(self, units: _Units, roles: tuple[str, str], options: ScoreOptions) -> None:
         """Scores clustering `roles[1]` of `units` against `roles[0]`."""
-        self._spark, self._spark_roles = units, roles
-        self._options, self._materialized = options, False
-        self._levels: Levels | None = None
+        self._spark, self._spark_roles, self._options = units, roles, options
+        self._materialized = False
         self.truth_scope, self.bootstrap = options.truth_scope, options.bootstrap
         self.average = average_of(options.average, options.truth_scope)
         design = options.cluster_weights
         if design is None or (isinstance(design, str) and design in ("uniform", "inverse_size")):
             self.cluster_weights = design or "uniform"
-            if self.truth_scope == "common" and self.cluster_weights == "inverse_size":
-                self._materialize()  # the in-process check says why not
-            with engine_jobs(units.session):
-                self._levels = Levels(units, roles, self.roles, self.truth_scope,
-                                      self.cluster_weights, self.average == "entities")  # fmt: skip
-            self._roles_of = dict(zip(self.roles, roles, strict=True))
-            if (caveat := common_scope_caveat(self)) is not None:
-                warnings.warn(caveat, CommonScopeWarning, stacklevel=3)
-        else:
-            self._materialize()
-
-    def unpersist(self) -> None:
-        """Frees what Spark keeps for this result's levels: the units and their per-unit
-        sums (kept from evaluate() on, for the levels asked for later)."""
-        if self._levels is not None:
-            self._levels.sums.unpersist()
-        self._spark.frame.unpersist()
+            # inverse_size in the common scope is refused by the in-process check, below.
+            if self.truth_scope != "common" or self.cluster_weights != "inverse_size":
+                entities = self.average == "entities"
+                self._spark_levels(functools.partial(Levels, scope=self.truth_scope,
+                                                     design=self.cluster_weights,
+                                                     per_entity=entities))  # fmt: skip
+                if (caveat := common_scope_caveat(self)) is not None:
+                    warnings.warn(caveat, CommonScopeWarning, stacklevel=3)
+                return
+        self._materialized = True
+        self._materialize()
 
     def _materialize(self) -> None:
-        """Brings the units to the driver and sets up the in-process evaluation of them."""
-        self._materialized = True
         truth, run = self._spark_roles
         u = self._spark
         with warnings.catch_warnings():
@@ -175,63 +225,67 @@ class SparkEvaluation(_OnSpark, _evaluate.Evaluation):
             _evaluate.Evaluation.__init__(self, u.sides[truth], u.sides[run], u.units(),
                                           **_on_units(u, self._options).keywords())  # fmt: skip
 
-    def __getattr__(self, name: str) -> Any:
-        # Called for what only the in-process evaluation holds (its core, its sources):
-        # made the first time it is needed.
-        if name.startswith("__") or self.__dict__.get("_materialized", True):
-            raise AttributeError(name)
-        self._materialize()
-        return getattr(self, name)
-
     @property
     def overall(self) -> dict[str, float | None]:
         """Every metric over all scored items (weighted means, and the pair metrics);
         None where a metric is undefined."""
         return super().overall if self._levels is None else dict(self._levels.overall)
 
-    @property
-    def coverage(self) -> dict[str, float | int]:
-        """Item counts and weights of each side, the common items T, and what is missing."""
-        return super().coverage if self._levels is None else dict(self._levels.coverage)
 
-    def per_cluster(self, side: str) -> Any:
-        """One row per cluster of `side` that meets the common items, as a Spark DataFrame
-        (in no order): cluster_id, items, weight, then every value."""
-        if side not in self.roles:
-            raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self.roles)}")
-        if self._levels is None:
-            return self._spark.session.createDataFrame(super().per_cluster_table(side))
-        return self._levels.per_cluster(self._roles_of[side])
-
-    def per_cluster_table(self, side: str) -> pa.Table:
-        """per_cluster(side) collected to the driver, in the order of the cluster ids."""
-        if self._levels is None:
-            return super().per_cluster_table(side)
-        return _to_arrow(self.per_cluster(side)).sort_by("cluster_id")
-
-    def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
-        """per_slice(column) as an Arrow table: heaviest first."""
-        if self._levels is None:
-            return super().per_slice_table(column)
-        columns = [column] if isinstance(column, str) else list(column)
-        if not columns:
-            raise ValueError("per_slice needs at least one column")
-        for c in columns:
-            if c not in self._spark.slices:
-                have = ", ".join(self._spark.slices) or "none"
-                raise ValueError(f"items: no slice column {c!r} (slices: {have})")
-        return self._levels.per_slice_table(columns)
+# A diff's flows on the driver: largest weight first, ties in the order of the cluster ids.
+_FLOWS_ORDER = [("weight", "descending"), ("base_cluster", "ascending"),
+                ("exp_cluster", "ascending")]  # fmt: skip
 
 
 class SparkDiff(_OnSpark, _diff.Diff):
     """A Diff whose inputs were Spark DataFrames: the same values and methods;
-    `per_item()` is a Spark DataFrame."""
+    `per_item()`, `per_cluster(side)` and `flows()` are Spark DataFrames.
+
+    The levels, the summary, the coverage and the flows are made by Spark and the core where
+    the units are (docs/spark.md). A sample of pairs and the per-item table bring the units
+    to the driver the first time they are asked for. The units and their per-unit sums stay
+    cached in Spark until `unpersist()`."""
 
     def __init__(self, units: _Units) -> None:
         """The difference from `units`' base clustering to its exp one."""
         self._spark, self._spark_roles = units, ("base", "exp")
-        super().__init__(units.sides["base"], units.sides["exp"], units.units(),
-                         item_col=units.item_col, cluster_col=units.cluster_col)  # fmt: skip
+        self._materialized = False
+        self._spark_levels(functools.partial(Levels, scope="common", design="uniform",
+                                             per_entity=False, impact=True))  # fmt: skip
+
+    def _materialize(self) -> None:
+        u = self._spark
+        _diff.Diff.__init__(self, u.sides["base"], u.sides["exp"], u.units(),
+                            item_col=u.item_col, cluster_col=u.cluster_col)  # fmt: skip
+
+    @property
+    def overall(self) -> dict[str, float | None]:
+        """The overall impact: distances, rates, Jaccard indices, affected items and
+        weight, and the numbers of Base clusters split and Exp clusters merged."""
+        levels = self._levels
+        if levels is None:
+            return super().overall
+        return _diff.overall_of(levels.overall, levels.impact_summary)
+
+    def flows(self) -> Any:
+        """Where the weight of each changed cluster went, as a Spark DataFrame (in no
+        order): one row per (Base cluster, Exp cluster) pair sharing items where either
+        cluster changed."""
+        assert self._levels is not None
+        return self._levels.flows()
+
+    def flows_table(self) -> pa.Table:
+        """flows() collected to the driver: largest weight first, ties in the order of the
+        Base, then the Exp cluster ids."""
+        return _to_arrow(self.flows()).sort_by(_FLOWS_ORDER)
+
+    def largest_flows(self, n: int) -> tuple[pa.Table, int]:
+        """The `n` largest flows, in flows_table()'s order, and how many flows there are:
+        only those `n` reach the driver."""
+        F = _functions()
+        flows = self.flows()
+        order = [F.desc(c) if how == "descending" else F.asc(c) for c, how in _FLOWS_ORDER]
+        return _to_arrow(flows.orderBy(*order).limit(n)), flows.count()
 
 
 def _collected(options: ScoreOptions) -> ScoreOptions:

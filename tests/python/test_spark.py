@@ -189,11 +189,40 @@ def test_diff_equals_in_process(spark, weights: bool) -> None:
     assert got.coverage == pytest.approx(want.coverage, rel=1e-12)
     assert_same_dict(want.overall, got.overall)
     for side in ("base", "exp"):
-        assert_same(want.per_cluster(side), got.per_cluster(side), ["cluster_id"])
+        assert_same(want.per_cluster(side), got.per_cluster(side).toPandas(), ["cluster_id"])
     assert_same(want.per_slice("region"), got.per_slice("region"), ["region"])
-    assert_same(want.flows(), got.flows(), ["base_cluster", "exp_cluster"])
+    assert_same(want.flows(), got.flows().toPandas(), ["base_cluster", "exp_cluster"])
+    assert "_collected" not in vars(got._spark)  # the levels and flows stayed in Spark
     per_item = got.per_item().toPandas()[list(want.per_item().columns)]
     assert_same(want.per_item(), per_item, ["item_id", "base_cluster", "exp_cluster"])
+
+
+def test_diffs_flows_largest_first_and_only_the_largest_collected(spark) -> None:
+    """Flows on the driver largest first, ties in the order of the cluster ids; the
+    largest alone without the rest; a diff without slices (a unit is its
+    cell) equal to in-process."""
+    d = random_items(24, weights=True)
+    s = frames(spark, d)
+    want = cs.diff(d["base"], d["exp"], d["items"])
+    got = css.diff(s["base"], s["exp"], s["items"], slices=[])
+    assert_same_dict(want.overall, got.overall)
+    table = got.flows_table()
+    keys = ["base_cluster", "exp_cluster"]
+    flows = want.flows().sort_values(["weight", *keys], ascending=[False, True, True])
+    assert table.select(keys).to_pandas().values.tolist() == flows[keys].values.tolist()
+    top, n = got.largest_flows(7)
+    assert n == len(want.flows()) and top.equals(table.slice(0, 7))
+    assert "_collected" not in vars(got._spark)
+
+
+def test_diff_levels_errors(spark) -> None:
+    d = random_items(25)
+    s = frames(spark, d)
+    got = css.diff(s["base"], s["exp"], s["items"], slices=["region"])
+    with pytest.raises(ValueError, match=r"no slice column 'source' \(slices: region\)"):
+        got.per_slice("source")
+    with pytest.raises(ValueError, match="unknown side 'truth'; use one of: base, exp"):
+        got.per_cluster("truth")
 
 
 @pytest.mark.parametrize("weights", [True, False])

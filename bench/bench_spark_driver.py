@@ -2,7 +2,7 @@
 engine's whole job.
 
     python bench/bench_spark_driver.py [--n 10000000 100000000] [--master local[2]]
-        [--driver-memory 1g] [--data DIR]
+        [--driver-memory 1g] [--data DIR] [--commands evaluate diff] [--partitions N]
 
 Inputs: for each `--n`, parts of 1e7 items (bench/synth.py: power-law truth clusters, an
 actual clustering with 10% of the items moved by splits and merges, weights and a country
@@ -13,11 +13,17 @@ files:
 - `evaluate spark`: `clusterscore.spark.evaluate(..., slices=["country"])`, its overall
   values, its per-country table, and both per-cluster tables written by Spark (Parquet);
 - `evaluate in-process`: `clusterscore.evaluate` of the same files, the same levels (its
-  per-cluster tables made, not written); run for n up to `--local-max`.
+  per-cluster tables made, not written); run for n up to `--local-max`;
+- `diff spark`: `clusterscore.spark.diff` of the truth (as Base) and the actual clustering
+  (as Exp), slices=["country"]: its overall values, its per-country table, the ten
+  largest flows, and both per-cluster tables and the flows written by Spark;
+- `diff in-process`: `clusterscore.diff` of the same files, the same levels (its tables
+  made, not written).
 
 Printed per job: seconds, the driver's Python peak RSS, and the JVM's (local mode: the
 driver's JVM runs the executors too, its heap capped by `--driver-memory`). Spark's own
-settings otherwise (200 shuffle partitions, adaptive execution coalescing them).
+settings otherwise (200 shuffle partitions unless `--partitions`, adaptive execution
+coalescing them).
 """
 
 from __future__ import annotations
@@ -75,40 +81,50 @@ def jvm_peak_bytes(spark) -> int:
     return 0
 
 
-def child(job: str, data: Path, master: str, driver_memory: str) -> None:
+def child(job: str, data: Path, master: str, driver_memory: str, partitions: int | None) -> None:
     """Runs one job and prints its measures as JSON."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     out: dict[str, float] = {}
-    if job == "evaluate in-process":
+    command, engine = job.split(" ", 1)
+    if engine == "in-process":
         import clusterscore as cs
 
         start = time.perf_counter()
-        ev = cs.evaluate(str(data / "truth"), str(data / "actual"), str(data / "items"))
-        ev.overall  # noqa: B018 - computing it is the point
-        ev.per_slice_table("country")
-        for side in ("truth", "actual"):
-            ev.per_cluster_table(side)
+        paths = [str(data / n) for n in ("truth", "actual", "items")]
+        result = cs.evaluate(*paths) if command == "evaluate" else cs.diff(*paths)
+        result.overall  # noqa: B018 - computing it is the point
+        result.per_slice_table("country")
+        for side in result.roles:
+            result.per_cluster_table(side)
+        if command == "diff":
+            result.flows_table()
         out["seconds"] = time.perf_counter() - start
     else:
         from pyspark.sql import SparkSession
 
         import clusterscore.spark as css
 
-        spark = (
+        builder = (
             SparkSession.builder.master(master)
             .config("spark.driver.memory", driver_memory)
             .config("spark.ui.enabled", "false")
-            .getOrCreate()
         )
+        if partitions:
+            builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
+        spark = builder.getOrCreate()
         spark.sparkContext.setLogLevel("ERROR")
-        read = {n: spark.read.parquet(str(data / n)) for n in ("truth", "actual", "items")}
+        read = [spark.read.parquet(str(data / n)) for n in ("truth", "actual", "items")]
         start = time.perf_counter()
-        ev = css.evaluate(read["truth"], read["actual"], read["items"], slices=["country"])
-        ev.overall  # noqa: B018 - computing it is the point
-        ev.per_slice_table("country")
+        run = css.evaluate if command == "evaluate" else css.diff
+        result = run(*read, slices=["country"])
+        result.overall  # noqa: B018 - computing it is the point
+        result.per_slice_table("country")
         with tempfile.TemporaryDirectory() as tmp:
-            for side in ("truth", "actual"):
-                ev.per_cluster(side).write.parquet(f"{tmp}/{side}")
+            for side in result.roles:
+                result.per_cluster(side).write.parquet(f"{tmp}/{side}")
+            if command == "diff":
+                result.largest_flows(10)
+                result.flows().write.parquet(f"{tmp}/flows")
         out["seconds"] = time.perf_counter() - start
         out["jvm_peak"] = jvm_peak_bytes(spark)
         spark.stop()
@@ -119,6 +135,8 @@ def child(job: str, data: Path, master: str, driver_memory: str) -> None:
 def run(job: str, data: Path, args: argparse.Namespace) -> dict[str, float]:
     cmd = [sys.executable, __file__, "--child", job, "--data", str(data),
            "--master", args.master, "--driver-memory", args.driver_memory]  # fmt: skip
+    if args.partitions:
+        cmd += ["--partitions", str(args.partitions)]
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{job} failed:\n{done.stderr[-3000:]}")
@@ -132,10 +150,13 @@ def main() -> None:
     ap.add_argument("--driver-memory", default="1g")
     ap.add_argument("--local-max", type=int, default=10_000_000)
     ap.add_argument("--data", type=Path)
+    ap.add_argument("--commands", nargs="+", default=["evaluate", "diff"],
+                    choices=["evaluate", "diff"])  # fmt: skip
+    ap.add_argument("--partitions", type=int)
     ap.add_argument("--child")
     args = ap.parse_args()
     if args.child:
-        child(args.child, args.data, args.master, args.driver_memory)
+        child(args.child, args.data, args.master, args.driver_memory, args.partitions)
         return
     gib = 1 << 30
     with tempfile.TemporaryDirectory() as tmp:
@@ -144,8 +165,9 @@ def main() -> None:
             data = root / f"n{n}"
             if not (data / "items").exists():
                 write_inputs(n, data)
-            jobs = ["evaluate spark"] + (["evaluate in-process"] if n <= args.local_max else [])
-            for job in jobs:
+            for job in [f"{c} {e}" for c in args.commands for e in ("spark", "in-process")]:
+                if job.endswith("in-process") and n > args.local_max:
+                    continue
                 m = run(job, data, args)
                 jvm = f", JVM peak {m['jvm_peak'] / gib:.2f} GiB" if "jvm_peak" in m else ""
                 print(f"n = {n:,} {job}: {m['seconds']:.1f} s, Python peak"

@@ -208,6 +208,18 @@ def _unused_id(ids: Any) -> Any:
 _BYPASS_PARTIAL = "spark.sql.execution.bypassPartialAggregation"
 
 
+def kept(df: Any) -> Any:
+    """`df` cached for the engine's later jobs, on the workers' disks only: the operating
+    system's page cache keeps recently written blocks in memory anyway, and the JVM's heap
+    (in local mode shared by the executors and the driver) is not spent on them. With
+    memory then disk, 1e8 items did not finish on local[2] with 1 GiB (the heap ran out
+    reading a cached block back into memory); on disk only it did, and at 1e7 it was no
+    slower (docs/performance.md)."""
+    from pyspark import StorageLevel
+
+    return df.persist(StorageLevel.DISK_ONLY)
+
+
 @contextlib.contextmanager
 def engine_jobs(session: Any) -> Iterator[None]:
     """Runs the engine's jobs with its settings, the session's own restored after."""

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from . import _core
 from ._arrays import named_columns
-from ._spark_io import _BAD, _COUNT, _ROW, _WEIGHT, _WEIGHT_SQ, _functions, _to_arrow
+from ._spark_io import _BAD, _COUNT, _ROW, _WEIGHT, _WEIGHT_SQ, _functions, _to_arrow, kept
 from ._two_clusterings import Comparison, nullable
 
 # Internal columns: never a user's (slices keep their own names).
@@ -147,19 +147,17 @@ class Levels:
 
     def __init__(self, units: Any, roles: tuple[str, str], names: tuple[str, str], scope: str,
                  design: str, per_entity: bool, impact: bool = False) -> None:  # fmt: skip
-        from pyspark import StorageLevel
-
         F = _functions()
         self.units, self.roles, self.names, self.impact = units, roles, names, impact
         self.keys = [units.cluster_cols[units.roles.index(r)] for r in roles]
-        keep = StorageLevel.MEMORY_AND_DISK
-        frame = units.frame.persist(keep)  # read by every job below
+        frame = kept(units.frame)  # read by every job below
         t, a = (F.col(k) for k in self.keys)
         in_t = t.isNotNull() & a.isNotNull()
         # Per cluster of each side: whether it holds common items, and a truth cluster's
         # items in the truth; for the coverage's cluster counts (and the inverse_size design).
         truth = frame.where(t.isNotNull()).groupBy(self.keys[0])
-        truth = truth.agg(F.sum(_COUNT).alias(_SIZE), F.max(in_t).alias(_B)).persist(keep)
+        truth = truth.agg(F.sum(_COUNT).alias(_SIZE), F.max(in_t).alias(_B))
+        truth = kept(truth)
         actual = frame.where(a.isNotNull()).groupBy(self.keys[1]).agg(F.max(in_t).alias(_E))
         self.coverage = self._coverage(frame, truth, actual)
         if not self.coverage["common_items"]:  # as the core says it in-process
@@ -184,7 +182,7 @@ class Levels:
                                      per_entity=per_entity)  # fmt: skip
         if impact:
             run = functools.partial(_impact_sums_batches, keys=carried)
-        self.sums = rows.mapInArrow(run, schema).persist(keep)
+        self.sums = kept(rows.mapInArrow(run, schema))
         self.sums.count()  # made now, while the truth's clusters are kept
         truth.unpersist()
 

@@ -28,6 +28,7 @@ from ._spark_io import (
     _to_arrow,
     _unused_id,
     engine_jobs,
+    kept,
 )
 
 
@@ -197,8 +198,6 @@ class _Collected:
         truth item is in: the core then sees every total (the entities scope's w(S') among
         them), and `cluster_counts` holds each other clustering's true number of
         clusters."""
-        from pyspark import StorageLevel
-
         F = _functions()
         truth, others = self.cluster_cols[0], self.cluster_cols[1:]
         if keep not in ("truth", "touched"):
@@ -210,21 +209,21 @@ class _Collected:
         sizes = [_COUNT, _WEIGHT, _WEIGHT_SQ]
         # Cached as the first job brings the units that stay to the driver: the second
         # (the totals, and the others summed) reads them again.
-        units = units.persist(StorageLevel.MEMORY_AND_DISK)
+        units = kept(units)
         try:
-            kept, flagged = F.col(truth).isNotNull(), units
+            stays, flagged = F.col(truth).isNotNull(), units
             if keep == "touched":  # a cluster a truth item is in: none of its units stays
                 for k, c in enumerate(others):
                     flag = f"__cs_touched{k}"
                     touched = units.where(F.col(truth).isNotNull() & F.col(c).isNotNull())
                     touched = touched.select(c).distinct().withColumn(flag, F.lit(True))
                     flagged = flagged.join(touched, c, "left")
-                    kept = kept | F.col(flag).isNotNull()
+                    stays = stays | F.col(flag).isNotNull()
             names = [*self.cluster_cols, *self.slices, *sizes, _ROW, _BAD]
-            grouped = _to_arrow(flagged.where(kept).select(*names))
+            grouped = _to_arrow(flagged.where(stays).select(*names))
             part, count_of = "__cs_part", [f"__cs_clusters{k}" for k in range(len(others))]
             rest_and_totals = _to_arrow(
-                flagged.where(~kept & ~in_none)
+                flagged.where(~stays & ~in_none)
                 .groupBy(*[F.col(c).isNotNull().alias(c) for c in others])
                 .agg(*[F.sum(c).alias(c) for c in sizes])
                 .withColumn(part, F.lit(0))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -61,6 +63,10 @@ from .cli import (
     staged,
     wrote,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 
 @command
@@ -140,7 +146,7 @@ def evaluate(
         for s in slice_ or []:  # a slice's table, then its intervals: one grouping
             slices[s] = result.per_slice_table(s)
             slice_intervals[s] = result.intervals_table(s) if intervals_on else None
-        clusters = {side: result.per_cluster_table(side) for side in result.roles}
+        clusters = _collected_clusters(result, staging)
         summary = {
             **header(
                 "evaluate",
@@ -248,7 +254,7 @@ def _show_evaluation(
         shown.append(
             report.frame_table(
                 f"Worst {side} clusters by {metric} (weight lost = weight × (1 − {metric}))",
-                report.worst(clusters[side].to_pandas(), rate),
+                _shown_clusters(result, clusters, side, functools.partial(report.worst, rate=rate)),
                 ["cluster_id", "items", "weight", metric, "weight_lost"],
                 labels=["cluster_id"],
                 group="pointwise",
@@ -452,7 +458,7 @@ def diff(
     result = diff_on(read(base), read(exp), read(items, items=True), engine=engine.value,
                      slices=slice_ or [], **columns)  # fmt: skip
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
-    clusters = {side: result.per_cluster_table(side) for side in result.roles}
+    clusters = _collected_clusters(result, staging)
     summary = {
         **header(
             "diff",
@@ -480,6 +486,23 @@ def diff(
         wrote(json_out, f"{out}/summary.json and Parquet tables")
 
 
+def _collected_clusters(result: Any, staging: Any) -> dict[str, pa.Table]:
+    """Both sides' per-cluster tables on the driver when --out writes them, else none: the
+    terminal shows a few rows of each (_shown_clusters)."""
+    if staging is None:
+        return {}
+    return {side: result.per_cluster_table(side) for side in result.roles}
+
+
+def _shown_clusters(result: Any, clusters: dict[str, pa.Table], side: str,
+                    pick: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:  # fmt: skip
+    """The rows `pick` keeps of `side`'s per-cluster table: of `clusters` when they were
+    collected, else picked where the table is (a Spark result's, in its partitions)."""
+    if side in clusters:
+        return pick(clusters[side].to_pandas())
+    return result.picked_clusters(side, pick)
+
+
 def _show_diff(result: Diff, slices: dict, clusters: dict) -> None:
     shown: list[Any] = [
         report.coverage_table(result.coverage, result.roles),
@@ -496,7 +519,7 @@ def _show_diff(result: Diff, slices: dict, clusters: dict) -> None:
         t.caption = note
         shown.append(t)
     for side in result.roles:
-        top = report.most_changed(clusters[side].to_pandas())
+        top = _shown_clusters(result, clusters, side, report.most_changed)
         cols = ["cluster_id", "items", "weight", "split_rate", "merge_rate", "changed_weight"]
         title = (
             f"{side} clusters that changed the most (changed weight = weight × jaccard_distance)"

@@ -8,7 +8,7 @@ import functools
 import math
 import os
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -285,6 +285,12 @@ class Comparison:
             raise ValueError(f"unknown side {side!r}; use one of: {', '.join(self.roles)}")
         g = self._core.by_cluster(_core.Side.a if side == self.roles[0] else _core.Side.b)
         return self._group_table({"cluster_id": self.cluster_labels(side, g.group)}, g)
+
+    def picked_clusters(self, side: str, pick: Callable[[pd.DataFrame], pd.DataFrame]) -> Any:
+        """The rows `pick` keeps of `side`'s per-cluster table (as pandas), for display.
+        `pick` must keep the top rows of an order, ties in the table's order: what it keeps
+        of the whole table must be among what it keeps of any part."""
+        return pick(self.per_cluster_table(side).to_pandas())
 
     def cluster_labels(self, side: str, codes: np.ndarray | None = None) -> Any:
         """The cluster ids of `side` (a role) as its input gives them, one per cluster in the

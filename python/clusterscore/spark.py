@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -139,6 +140,16 @@ class _OnSpark(_two_clusterings.Comparison):
             return super().per_cluster_table(side)
         return _to_arrow(self.per_cluster(side)).sort_by("cluster_id")
 
+    def picked_clusters(self, side: str, pick: Callable[[pd.DataFrame], pd.DataFrame]) -> Any:
+        """The rows `pick` keeps of per_cluster_table(side), for display: picked in each
+        Spark partition first, so that only those reach the driver (ties in the order of the
+        cluster ids, as the collected table has them)."""
+        if self._levels is None:
+            return super().picked_clusters(side, pick)
+        clusters = self.per_cluster(side)
+        picked = clusters.mapInArrow(functools.partial(_picked, pick=pick), clusters.schema)
+        return pick(_to_arrow(picked).sort_by("cluster_id").to_pandas())
+
     def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
         """per_slice(column) as an Arrow table: heaviest first."""
         if self._levels is None:
@@ -183,6 +194,14 @@ class _OnSpark(_two_clusterings.Comparison):
         """per_item() on the driver as Arrow batches of at most `rows` rows, fetched one
         partition at a time: the driver never holds more than a partition and a batch."""
         return _arrow_batches(self.per_item(), rows, int(self.coverage["common_items"]))
+
+
+def _picked(batches: Any, pick: Callable[[pd.DataFrame], pd.DataFrame]) -> Any:
+    """A partition's rows of a per-cluster table that `pick` keeps (in a Spark worker)."""
+    batches = list(batches)
+    if batches:
+        part = pa.Table.from_batches(batches).sort_by("cluster_id")
+        yield from part.take(pick(part.to_pandas()).index.to_numpy()).to_batches()
 
 
 class SparkEvaluation(_OnSpark, _evaluate.Evaluation):

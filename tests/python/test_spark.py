@@ -3,6 +3,7 @@ the in-process result, whatever the partitioning, and its errors."""
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -223,6 +224,50 @@ def test_diff_levels_errors(spark) -> None:
         got.per_slice("source")
     with pytest.raises(ValueError, match="unknown side 'truth'; use one of: base, exp"):
         got.per_cluster("truth")
+
+
+def test_the_clusters_shown_are_picked_in_the_partitions(spark, monkeypatch) -> None:
+    """What the terminal shows of the per-cluster tables comes from Spark's partitions, as
+    the pick of the whole table ordered by cluster id would give it; the tables themselves
+    never reach the driver."""
+    from clusterscore import _report as report
+
+    d = random_items(26, weights=True)
+    s = frames(spark, d, 4)
+    cases = [
+        (cs.diff(d["base"], d["exp"], d["items"]), css.diff(s["base"], s["exp"], s["items"]),
+         report.most_changed),
+        (cs.evaluate(d["truth"], d["exp"], d["items"], truth_scope="entities"),
+         css.evaluate(s["truth"], s["exp"], s["items"], truth_scope="entities"),
+         functools.partial(report.worst, rate="under_merge_rate", n=4)),
+    ]  # fmt: skip
+    for cls in (css.SparkDiff, css.SparkEvaluation):
+        monkeypatch.setattr(cls, "per_cluster_table", None)
+    for want, got, pick in cases:
+        for side in want.roles:
+            whole = want.per_cluster_table(side).sort_by("cluster_id").to_pandas()
+            expected, picked = pick(whole), got.picked_clusters(side, pick)
+            assert len(expected) > 1
+            assert list(picked["cluster_id"]) == list(expected["cluster_id"])
+            assert_same(expected, picked, ["cluster_id"])
+    assert "_collected" not in vars(cases[0][1]._spark)
+
+
+def test_cli_spark_diff_tables_in_the_terminal(run_cli) -> None:
+    """The terminal's tables of a diff on Spark: its per-slice, most-changed clusters and
+    largest flows, as the local engine shows them."""
+    data = EXAMPLE
+    args = ["diff", data / "actual.csv", data / "actual_v2.csv", "--items",
+            data / "items.csv", "--slice", "country"]  # fmt: skip
+    local, spark_run = run_cli(*args), run_cli(*args, "--engine", "spark")
+    assert local.returncode == 0 and spark_run.returncode == 0, spark_run.stderr
+
+    def titles(out: str) -> list[str]:
+        return [line.strip() for line in out.splitlines() if line[:1].isalpha()]
+
+    assert titles(spark_run.stdout) == titles(local.stdout)
+    assert "clusters that changed the most" in spark_run.stdout
+    assert "Largest flows between changed clusters (" in spark_run.stdout
 
 
 @pytest.mark.parametrize("weights", [True, False])

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+import pyarrow as pa
 import typer
 
 from . import _gates as gates
@@ -66,7 +67,6 @@ from .cli import (
 
 if TYPE_CHECKING:
     import pandas as pd
-    import pyarrow as pa
 
 
 @command
@@ -481,24 +481,25 @@ def diff(
     outputs.write(result, slices)
     if staging is not None:
         with progress.step(f"writing {out}"):
-            tables = {"per_item": _per_item(result), "flows": result.flows_table()}
+            tables = {"per_item": _per_item(result), "flows": result.flows_parts()}
             _write(staging, summary, tables, clusters, slices)
         wrote(json_out, f"{out}/summary.json and Parquet tables")
 
 
-def _collected_clusters(result: Any, staging: Any) -> dict[str, pa.Table]:
-    """Both sides' per-cluster tables on the driver when --out writes them, else none: the
-    terminal shows a few rows of each (_shown_clusters)."""
+def _collected_clusters(result: Any, staging: Any) -> dict[str, Any]:
+    """Both sides' per-cluster tables as --out writes them (per_cluster_parts: tables, or
+    batches fetched as they are written), else none: the terminal shows a few rows of each
+    (_shown_clusters)."""
     if staging is None:
         return {}
-    return {side: result.per_cluster_table(side) for side in result.roles}
+    return {side: result.per_cluster_parts(side) for side in result.roles}
 
 
-def _shown_clusters(result: Any, clusters: dict[str, pa.Table], side: str,
+def _shown_clusters(result: Any, clusters: dict[str, Any], side: str,
                     pick: Callable[[pd.DataFrame], pd.DataFrame]) -> pd.DataFrame:  # fmt: skip
-    """The rows `pick` keeps of `side`'s per-cluster table: of `clusters` when they were
-    collected, else picked where the table is (a Spark result's, in its partitions)."""
-    if side in clusters:
+    """The rows `pick` keeps of `side`'s per-cluster table: of `clusters` when they are
+    tables on hand, else picked where the table is (a Spark result's, in its partitions)."""
+    if isinstance(clusters.get(side), pa.Table):
         return pick(clusters[side].to_pandas())
     return result.picked_clusters(side, pick)
 

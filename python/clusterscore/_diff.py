@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -82,6 +82,11 @@ class Diff(Comparison):
                 "share_of_exp": f.share_of_exp,
             }
         )
+
+    def flows_parts(self) -> pa.Table | Iterator[pa.RecordBatch]:
+        """flows_table() as a writer takes it: here the table itself (an engine whose
+        tables are elsewhere gives batches, in the same order)."""
+        return self.flows_table()
 
     def largest_flows(self, n: int) -> tuple[pa.Table, int]:
         """The `n` largest flows (flows_table()'s first rows) and how many flows there are."""

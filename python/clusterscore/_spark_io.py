@@ -245,13 +245,18 @@ def _to_arrow(df: Any) -> pa.Table:
 _ROWS_PER_PARTITION = 1 << 17
 
 
-def _arrow_batches(df: Any, rows: int, total: int) -> Any:
-    """The `total` rows of `df` on the driver as Arrow batches of at most `rows` rows,
-    one partition at a time. Each partition's Arrow batches travel as Arrow IPC bytes in
-    rows of their own, and toLocalIterator() runs one job per partition, so that neither
-    the driver nor a worker holds the whole table. Checks `rows` at once, as in-process."""
+def _arrow_batches(df: Any, rows: int, total: int, order: Sequence[Any] = ()) -> Any:
+    """The `total` rows (or at most `total`) of `df` on the driver as Arrow batches of at
+    most `rows` rows, one partition at a time, in `order` (sort columns or expressions;
+    none: in no order). Each partition's Arrow batches travel as Arrow IPC bytes in rows
+    of their own, and toLocalIterator() runs one job per partition, so that neither the
+    driver nor a worker holds the whole table. Checks `rows` at once, as in-process."""
     _two_clusterings.check_batch_rows(rows)
-    df = df.repartition(max(1, -(-total // _ROWS_PER_PARTITION)))
+    parts = max(1, -(-total // _ROWS_PER_PARTITION))
+    # Ranges of the order, each sorted, come partition after partition: the whole order.
+    df = df.repartitionByRange(parts, *order).sortWithinPartitions(*order) if order else (
+        df.repartition(parts)
+    )  # fmt: skip
 
     def to_ipc(batches: Any) -> Any:
         for batch in batches:

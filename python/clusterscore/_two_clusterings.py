@@ -286,6 +286,11 @@ class Comparison:
         g = self._core.by_cluster(_core.Side.a if side == self.roles[0] else _core.Side.b)
         return self._group_table({"cluster_id": self.cluster_labels(side, g.group)}, g)
 
+    def per_cluster_parts(self, side: str) -> pa.Table | Iterator[pa.RecordBatch]:
+        """per_cluster_table(side) as a writer takes it: here the table itself (an engine
+        whose tables are elsewhere gives batches, in the order of the cluster ids)."""
+        return self.per_cluster_table(side)
+
     def picked_clusters(self, side: str, pick: Callable[[pd.DataFrame], pd.DataFrame]) -> Any:
         """The rows `pick` keeps of `side`'s per-cluster table (as pandas), for display.
         `pick` must keep the top rows of an order, ties in the table's order: what it keeps

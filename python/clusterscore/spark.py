@@ -140,6 +140,18 @@ class _OnSpark(_two_clusterings.Comparison):
             return super().per_cluster_table(side)
         return _to_arrow(self.per_cluster(side)).sort_by("cluster_id")
 
+    def per_cluster_parts(self, side: str) -> Any:
+        """per_cluster_table(side) as a writer takes it: Arrow batches in the order of the
+        cluster ids, fetched a partition at a time (the driver never holds the table)."""
+        if self._levels is None:
+            return super().per_cluster_parts(side)
+        return _arrow_batches(self.per_cluster(side), 1 << 20, self._most_rows, ["cluster_id"])
+
+    @property
+    def _most_rows(self) -> int:
+        """At least the rows of any per-cluster table or flows table: the common items."""
+        return int(self.coverage["common_items"])
+
     def picked_clusters(self, side: str, pick: Callable[[pd.DataFrame], pd.DataFrame]) -> Any:
         """The rows `pick` keeps of per_cluster_table(side), for display: picked in each
         Spark partition first, so that only those reach the driver (ties in the order of the
@@ -256,6 +268,12 @@ _FLOWS_ORDER = [("weight", "descending"), ("base_cluster", "ascending"),
                 ("exp_cluster", "ascending")]  # fmt: skip
 
 
+def _flows_order() -> list[Any]:
+    """_FLOWS_ORDER as Spark's sort expressions."""
+    F = _functions()
+    return [F.desc(c) if how == "descending" else F.asc(c) for c, how in _FLOWS_ORDER]
+
+
 class SparkDiff(_OnSpark, _diff.Diff):
     """A Diff whose inputs were Spark DataFrames: the same values and methods;
     `per_item()`, `per_cluster(side)` and `flows()` are Spark DataFrames.
@@ -298,13 +316,16 @@ class SparkDiff(_OnSpark, _diff.Diff):
         Base, then the Exp cluster ids."""
         return _to_arrow(self.flows()).sort_by(_FLOWS_ORDER)
 
+    def flows_parts(self) -> Any:
+        """flows_table() as a writer takes it: Arrow batches in its order, fetched a
+        partition at a time (the driver never holds the table)."""
+        return _arrow_batches(self.flows(), 1 << 20, self._most_rows, _flows_order())
+
     def largest_flows(self, n: int) -> tuple[pa.Table, int]:
         """The `n` largest flows, in flows_table()'s order, and how many flows there are:
         only those `n` reach the driver."""
-        F = _functions()
         flows = self.flows()
-        order = [F.desc(c) if how == "descending" else F.asc(c) for c, how in _FLOWS_ORDER]
-        return _to_arrow(flows.orderBy(*order).limit(n)), flows.count()
+        return _to_arrow(flows.orderBy(*_flows_order()).limit(n)), flows.count()
 
 
 def _collected(options: ScoreOptions) -> ScoreOptions:

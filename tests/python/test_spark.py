@@ -405,6 +405,16 @@ def test_cli_engine_spark_says_and_writes_what_local_does(run_cli, tmp_path, com
     want = pd.read_parquet(tmp_path / "local" / "per_item.parquet")
     got = pd.read_parquet(tmp_path / "spark" / "per_item.parquet")
     assert_same(want, got, ["item_id", *(f"{r}_cluster" for r in roles)])
+    # Spark's tables are written as they are fetched, in the order of the collected ones.
+    for role in roles:
+        want, got = (pd.read_parquet(tmp_path / e / f"per_{role}_cluster.parquet")
+                     for e in ("local", "spark"))  # fmt: skip
+        assert_same(want, got, ["cluster_id"])
+        assert list(got["cluster_id"]) == sorted(got["cluster_id"])
+    if command == "diff":
+        want, got = (pd.read_parquet(tmp_path / e / "flows.parquet") for e in ("local", "spark"))
+        assert_same(want, got, ["base_cluster", "exp_cluster"])
+        assert list(got["weight"]) == sorted(got["weight"], reverse=True)
 
 
 @pytest.mark.parametrize(

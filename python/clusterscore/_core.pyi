@@ -518,6 +518,16 @@ def impact_unit_sums(count: Annotated[NDArray[numpy.uint64], dict(shape=(None,),
     Per unit of one cell of a diff (count, Σw) with its cell's, its Base cluster's and its Exp cluster's weights and item counts over T: what it adds to every level's sums (each impact metric's weighted sum, the summary's parts, the flow shares), and whether its Base cluster is split and its Exp cluster merged.
     """
 
+def impact_unit_item_values(count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], cell_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], base_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], exp_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], cell_count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], base_count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], exp_count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)]) -> GroupTable:
+    """
+    Per unit of one cell of a diff (as impact_unit_sums() takes them): the values the per-item table gives each of its items (B, E, X, U, then the impact metrics).
+    """
+
+def unit_item_values(count: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], cell_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], truth_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], actual_weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], total: float) -> GroupTable:
+    """
+    Per unit of one cell's items (as unit_level_sums() takes them): the values the per-item table gives each of its items (tp, fp, fn, tn, then the pointwise metrics).
+    """
+
 def finish_impact_sums(items: Annotated[NDArray[numpy.uint64], dict(shape=(None,), order='C', device='cpu', writable=False)], weight: Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)], names: Sequence[str], columns: Sequence[Annotated[NDArray[numpy.float64], dict(shape=(None,), order='C', device='cpu', writable=False)]]) -> GroupTable:
     """
     Each group's impact means from its sums of impact_unit_sums()' rows (the same names and order), and affected_weight.

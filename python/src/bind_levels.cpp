@@ -53,14 +53,45 @@ GroupTable finish(const Array<uint64_t>& items, const Array<double>& weight,
   return finish_level_sums(sums_of(items, weight, names, columns));
 }
 
+ImpactUnits impact_units(const Array<uint64_t>& count, const Array<double>& weight,
+                         const Array<double>& cell_weight, const Array<double>& base_weight,
+                         const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
+                         const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
+  return {span_of(count),      span_of(weight),     span_of(cell_weight), span_of(base_weight),
+          span_of(exp_weight), span_of(cell_count), span_of(base_count),  span_of(exp_count)};
+}
+
 GroupTable impact_sums(const Array<uint64_t>& count, const Array<double>& weight,
                        const Array<double>& cell_weight, const Array<double>& base_weight,
                        const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
                        const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
-  ImpactUnits u{span_of(count),       span_of(weight),     span_of(cell_weight),
-                span_of(base_weight), span_of(exp_weight), span_of(cell_count),
-                span_of(base_count),  span_of(exp_count)};
+  const ImpactUnits u = impact_units(count, weight, cell_weight, base_weight, exp_weight,
+                                     cell_count, base_count, exp_count);
   return without_gil([&] { return impact_unit_sums(u); });
+}
+
+GroupTable impact_item_values(const Array<uint64_t>& count, const Array<double>& weight,
+                              const Array<double>& cell_weight, const Array<double>& base_weight,
+                              const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
+                              const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
+  const ImpactUnits u = impact_units(count, weight, cell_weight, base_weight, exp_weight,
+                                     cell_count, base_count, exp_count);
+  return without_gil([&] { return impact_unit_item_values(u); });
+}
+
+GroupTable item_values(const Array<uint64_t>& count, const Array<double>& weight,
+                       const Array<double>& cell_weight, const Array<double>& truth_weight,
+                       const Array<double>& actual_weight, double total) {
+  // Σw² is not read: the per-item values are the cell's, not its pairs'.
+  CellUnits u{span_of(count),
+              span_of(weight),
+              span_of(weight),
+              span_of(cell_weight),
+              span_of(truth_weight),
+              span_of(actual_weight),
+              {},
+              total};
+  return without_gil([&] { return unit_item_values(u); });
 }
 
 GroupTable finish_impact(const Array<uint64_t>& items, const Array<double>& weight,
@@ -100,6 +131,16 @@ void bind_levels(nb::module_& m) {
         "its Exp cluster's weights and item counts over T: what it adds to every level's "
         "sums (each impact metric's weighted sum, the summary's parts, the flow shares), and "
         "whether its Base cluster is split and its Exp cluster merged.");
+  m.def("impact_unit_item_values", &impact_item_values, nb::arg("count"), nb::arg("weight"),
+        nb::arg("cell_weight"), nb::arg("base_weight"), nb::arg("exp_weight"),
+        nb::arg("cell_count"), nb::arg("base_count"), nb::arg("exp_count"),
+        "Per unit of one cell of a diff (as impact_unit_sums() takes them): the values the "
+        "per-item table gives each of its items (B, E, X, U, then the impact metrics).");
+  m.def("unit_item_values", &item_values, nb::arg("count"), nb::arg("weight"),
+        nb::arg("cell_weight"), nb::arg("truth_weight"), nb::arg("actual_weight"), nb::arg("total"),
+        "Per unit of one cell's items (as unit_level_sums() takes them): the values the "
+        "per-item table gives each of its items (tp, fp, fn, tn, then the pointwise "
+        "metrics).");
   m.def("finish_impact_sums", &finish_impact, nb::arg("items"), nb::arg("weight"), nb::arg("names"),
         nb::arg("columns"),
         "Each group's impact means from its sums of impact_unit_sums()' rows (the same names "

@@ -51,11 +51,10 @@ MetricTable impact_cells(const CellTable& cells) {
 }
 
 MetricTable impact_cell_sizes(const CellTable& cells) {
-  MetricTable t({"B", "E", "X", "U"}, cells.size());
+  MetricTable t({std::begin(kImpactSizeNames), std::end(kImpactSizeNames)}, cells.size());
   detail::fill_rows(&t, cells.size(), [&](size_t k, double* row) {
     prefetch_column(cells, k + detail::kPrefetch);
-    const Sizes s = sizes_of(cells, k);
-    row[0] = s.b, row[1] = s.e, row[2] = s.x, row[3] = s.u();
+    detail::impact_sizes(sizes_of(cells, k), row);
   });
   return t;
 }

@@ -29,6 +29,10 @@ inline constexpr const char* kImpactNames[ImpactColumn::kCount] = {
     "split_distance", "merge_distance", "jaccard_distance", "jaccard_index",
     "split_rate",     "merge_rate",     "affected"};
 
+// impact_cell_sizes()' names: the weights of an item's Base cluster, Exp cluster, their
+// intersection and their union, all within T.
+inline constexpr const char* kImpactSizeNames[4] = {"B", "E", "X", "U"};
+
 // A group table's name for the mean of `affected`: the affected weight's share.
 inline constexpr std::pair<const char*, const char*> kImpactRename{
     kImpactNames[ImpactColumn::kAffected], "affected_share"};
@@ -50,6 +54,11 @@ namespace detail {
   row[ImpactColumn::kSplitRate] = shared[3];
   row[ImpactColumn::kMergeRate] = shared[2];
   row[ImpactColumn::kAffected] = affected ? 1.0 : 0.0;
+}
+
+// One cell's weights as the per-item table gives them, in kImpactSizeNames' order.
+inline void impact_sizes(const CellWeights& s, double* row) {
+  row[0] = s.b, row[1] = s.e, row[2] = s.x, row[3] = s.u();
 }
 }  // namespace detail
 #pragma GCC diagnostic pop

@@ -1,5 +1,7 @@
 #include "metrics/pointwise.h"
 
+#include <iterator>
+
 #include "cells/cell_weights.h"
 #include "detail/parallel.h"
 #include "detail/prefetch.h"
@@ -19,8 +21,9 @@ struct Counts {
   double tp, fp, fn, tn;
 };
 Counts counts_of(const CellTable& cells, const ActualMarginals& m, size_t k) {
-  const detail::CellWeights w = detail::cell_weights(cells, m.col_weight, k);
-  return {w.x, w.ex, w.bx, m.total - w.x - w.ex - w.bx};
+  double c[4];
+  detail::pointwise_counts(detail::cell_weights(cells, m.col_weight, k), m.total, c);
+  return {c[0], c[1], c[2], c[3]};
 }
 
 // Cells come row by row, so their columns' marginals are read at random. Must be
@@ -49,7 +52,8 @@ MetricTable pointwise_cells(const CellTable& cells, const ActualMarginals& m) {
 }
 
 MetricTable pointwise_cell_counts(const CellTable& cells, const ActualMarginals& m) {
-  MetricTable t({"tp", "fp", "fn", "tn"}, cells.size());
+  MetricTable t({std::begin(detail::kPointwiseCountNames), std::end(detail::kPointwiseCountNames)},
+                cells.size());
   detail::fill_rows(&t, cells.size(), [&](size_t k, double* row) {
     prefetch_column(cells, m, k + detail::kColumnAhead);
     const auto [tp, fp, fn, tn] = counts_of(cells, m, k);

@@ -34,6 +34,14 @@ static_assert(PointwiseColumn::kUnderMergeRate + 1 == kPointwiseMetrics);
 inline constexpr const char* kF1OfMeans = "f1_of_means";
 inline constexpr const char* kPairNames[3] = {"pair_precision", "pair_recall", "pair_f1"};
 
+// The weights an item of cell weights `w` among `total` is scored by, and their names (the
+// per-item table's): tp = X, fp = E − X, fn = B − X, tn the rest. Of any number type.
+inline constexpr const char* kPointwiseCountNames[4] = {"tp", "fp", "fn", "tn"};
+template <class T>
+[[gnu::always_inline]] inline void pointwise_counts(const CellWeightsOf<T>& w, T total, T* out) {
+  out[0] = w.x, out[1] = w.ex, out[2] = w.bx, out[3] = total - w.x - w.ex - w.bx;
+}
+
 // The eight metrics as numerators num[0..8) over denominators den[0..8): precision,
 // recall, f1, accuracy of an item of cell weights `w` (tp = X, fp = E − X, fn = B − X)
 // among `total`, then the four overlap_fractions(). Complements are computed from fp and
@@ -41,7 +49,9 @@ inline constexpr const char* kPairNames[3] = {"pair_precision", "pair_recall", "
 template <class T>
 [[gnu::always_inline]] inline void pointwise_fractions(const CellWeightsOf<T>& w, T total, T* num,
                                                        T* den) {
-  const T tp = w.x, fp = w.ex, fn = w.bx, tn = total - tp - fp - fn;
+  T counts[4];
+  pointwise_counts(w, total, counts);
+  const T tp = counts[0], fp = counts[1], fn = counts[2], tn = counts[3];
   num[0] = tp, num[1] = tp, num[2] = tp + tp, num[3] = tp + tn;  // tp + tp: 2·tp exactly
   den[0] = tp + fp, den[1] = tp + fn, den[2] = tp + tp + fp + fn, den[3] = total;
   overlap_fractions(w, num + 4, den + 4);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <iterator>
 #include <stdexcept>
+#include <utility>
 
 #include "cells/cell_weights.h"
 #include "detail/interrupt.h"
@@ -60,6 +61,44 @@ void check_impact_sums(const GroupTable& sums, const char* caller) {
                                   " columns differ in length");
 }
 
+void check_impact_lengths(const ImpactUnits& u) {
+  const size_t n = u.count.size();
+  for (size_t m : {u.weight.size(), u.cell_weight.size(), u.base_weight.size(), u.exp_weight.size(),
+                   u.cell_count.size(), u.base_count.size(), u.exp_count.size()})
+    if (m != n)
+      throw std::invalid_argument("clusterscore: impact_unit_sums() arrays differ in length");
+}
+
+// Unit k's cell's weights (cells/cell_weights.h).
+detail::CellWeights weights_of(const CellUnits& u, size_t k) {
+  const double x = u.cell_weight[k], b = u.truth_weight[k], e = u.actual_weight[k];
+  return {x, b, e, b - x, e - x};
+}
+detail::CellWeights weights_of(const ImpactUnits& u, size_t k) {
+  const double x = u.cell_weight[k], b = u.base_weight[k], e = u.exp_weight[k];
+  return {x, b, e, b - x, e - x};
+}
+
+// Whether unit k's cell is not the whole of its Base cluster, and of its Exp cluster.
+std::pair<bool, bool> changes_of(const ImpactUnits& u, size_t k) {
+  return {detail::holds_others(u.cell_count[k], u.base_count[k]),
+          detail::holds_others(u.cell_count[k], u.exp_count[k])};
+}
+
+// A table of `n` units' rows named `names`: group k is unit k.
+GroupTable unit_rows(std::vector<std::string> names, std::span<const uint64_t> count,
+                     std::span<const double> weight) {
+  const size_t n = count.size();
+  GroupTable out;
+  out.names = std::move(names);
+  out.columns.assign(out.names.size(), BigVector<double>(n));
+  out.group.resize(n);
+  for (size_t k = 0; k < n; ++k) out.group[k] = uint32_t(k);
+  out.items.assign(count.begin(), count.end());
+  out.weight.assign(weight.begin(), weight.end());
+  return out;
+}
+
 void check_lengths(const CellUnits& u) {
   const size_t n = u.count.size();
   for (size_t m : {u.weight.size(), u.weight_sq.size(), u.cell_weight.size(), u.truth_weight.size(),
@@ -74,29 +113,19 @@ void check_lengths(const CellUnits& u) {
 
 GroupTable unit_level_sums(const CellUnits& u) {
   check_lengths(u);
-  const size_t n = u.count.size();
-  GroupTable out;
-  out.names = sum_names();
-  out.columns.assign(out.names.size(), BigVector<double>(n));
-  out.group.resize(n);
-  out.items.resize(n);
-  out.weight.resize(n);
+  GroupTable out = unit_rows(sum_names(), u.count, u.weight);
   double row[kPointwiseMetrics];
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < u.count.size(); ++k) {
     detail::poll_every(k);
-    const double w = u.weight[k], x = u.cell_weight[k];
-    const double b = u.truth_weight[k], e = u.actual_weight[k];
-    detail::pointwise_row({x, b, e, b - x, e - x}, u.total, row);
+    const detail::CellWeights c = weights_of(u, k);
+    detail::pointwise_row(c, u.total, row);
     double d = u.truth_size.empty() ? 1.0 : detail::inverse_size_weight(u.truth_size[k]);
-    if (u.per_entity) d = detail::per_entity_weight(d, b);
+    if (u.per_entity) d = detail::per_entity_weight(d, c.b);
     // As aggregate() adds a unit (levels/aggregator.h): its weight times its design weight
     // in the means, its pair terms times the design weight.
-    const double wd = w * d;
+    const double w = u.weight[k], wd = w * d;
     const detail::PairTerms p =
-        detail::unit_pair_terms(w, u.weight_sq[k], u.count[k], x, e, b, u.scale);
-    out.group[k] = uint32_t(k);
-    out.items[k] = u.count[k];
-    out.weight[k] = w;
+        detail::unit_pair_terms(w, u.weight_sq[k], u.count[k], c.x, c.e, c.b, u.scale);
     out.columns[0][k] = wd;
     for (int m = 0; m < kPointwiseMetrics; ++m) out.columns[1 + m][k] = wd * row[m];
     out.columns[1 + kPointwiseMetrics][k] = d * p.together;
@@ -107,37 +136,58 @@ GroupTable unit_level_sums(const CellUnits& u) {
 }
 
 GroupTable impact_unit_sums(const ImpactUnits& u) {
-  const size_t n = u.count.size();
-  for (size_t m : {u.weight.size(), u.cell_weight.size(), u.base_weight.size(), u.exp_weight.size(),
-                   u.cell_count.size(), u.base_count.size(), u.exp_count.size()})
-    if (m != n)
-      throw std::invalid_argument("clusterscore: impact_unit_sums() arrays differ in length");
-  GroupTable out;
-  out.names = impact_sum_names();
-  out.columns.assign(out.names.size(), BigVector<double>(n));
-  out.group.resize(n);
-  out.items.resize(n);
-  out.weight.resize(n);
+  check_impact_lengths(u);
+  GroupTable out = unit_rows(impact_sum_names(), u.count, u.weight);
   double row[ImpactColumn::kCount];
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < u.count.size(); ++k) {
     detail::poll_every(k);
-    const double w = u.weight[k], x = u.cell_weight[k];
-    const double b = u.base_weight[k], e = u.exp_weight[k];
-    const bool split = detail::holds_others(u.cell_count[k], u.base_count[k]);
-    const bool merged = detail::holds_others(u.cell_count[k], u.exp_count[k]);
+    const detail::CellWeights c = weights_of(u, k);
+    const auto [split, merged] = changes_of(u, k);
     const bool affected = split || merged;
-    detail::impact_row({x, b, e, b - x, e - x}, affected, row);
-    out.group[k] = uint32_t(k);
-    out.items[k] = u.count[k];
-    out.weight[k] = w;
+    detail::impact_row(c, affected, row);
+    const double w = u.weight[k];
     for (size_t m = 0; m < ImpactColumn::kCount; ++m) out.columns[m][k] = w * row[m];
     out.columns[kAffectedItems][k] = affected ? double(u.count[k]) : 0.0;
     out.columns[kAffectedJaccard][k] = affected ? w * row[ImpactColumn::kJaccardIndex] : 0.0;
     out.columns[kUnaffectedWeight][k] = affected ? 0.0 : w;
-    out.columns[kShareOfBase][k] = w / b;
-    out.columns[kShareOfExp][k] = w / e;
+    out.columns[kShareOfBase][k] = w / c.b;
+    out.columns[kShareOfExp][k] = w / c.e;
     out.columns[kBaseSplit][k] = split ? 1.0 : 0.0;
     out.columns[kExpMerged][k] = merged ? 1.0 : 0.0;
+  }
+  return out;
+}
+
+GroupTable unit_item_values(const CellUnits& u) {
+  check_lengths(u);
+  std::vector<std::string> names(std::begin(detail::kPointwiseCountNames),
+                                 std::end(detail::kPointwiseCountNames));
+  names.insert(names.end(), std::begin(detail::kPointwiseNames), std::end(detail::kPointwiseNames));
+  GroupTable out = unit_rows(std::move(names), u.count, u.weight);
+  double row[4 + kPointwiseMetrics];
+  for (size_t k = 0; k < u.count.size(); ++k) {
+    detail::poll_every(k);
+    const detail::CellWeights c = weights_of(u, k);
+    detail::pointwise_counts(c, u.total, row);
+    detail::pointwise_row(c, u.total, row + 4);
+    for (size_t m = 0; m < out.names.size(); ++m) out.columns[m][k] = row[m];
+  }
+  return out;
+}
+
+GroupTable impact_unit_item_values(const ImpactUnits& u) {
+  check_impact_lengths(u);
+  std::vector<std::string> names(std::begin(kImpactSizeNames), std::end(kImpactSizeNames));
+  names.insert(names.end(), std::begin(kImpactNames), std::end(kImpactNames));
+  GroupTable out = unit_rows(std::move(names), u.count, u.weight);
+  double row[4 + ImpactColumn::kCount];
+  for (size_t k = 0; k < u.count.size(); ++k) {
+    detail::poll_every(k);
+    const detail::CellWeights c = weights_of(u, k);
+    const auto [split, merged] = changes_of(u, k);
+    detail::impact_sizes(c, row);
+    detail::impact_row(c, split || merged, row + 4);
+    for (size_t m = 0; m < out.names.size(); ++m) out.columns[m][k] = row[m];
   }
   return out;
 }

@@ -79,4 +79,12 @@ GroupTable finish_impact_sums(GroupTable sums);
 ImpactSummary impact_summary_of_sums(const GroupTable& sums, size_t g, uint64_t base_clusters_split,
                                      uint64_t exp_clusters_merged);
 
+// Per unit, the values the per-item table gives each of its items, as Comparison::per_item()
+// does: its cell's weights (kPointwiseCountNames; for a diff kImpactSizeNames), then its
+// cell's metrics (pointwise_cells()' names; impact_cells()'). Group k is unit k, `items` its
+// count, `weight` its Σw. Throws std::invalid_argument for spans of different lengths.
+// O(units).
+GroupTable unit_item_values(const CellUnits& units);
+GroupTable impact_unit_item_values(const ImpactUnits& units);
+
 }  // namespace clusterscore

@@ -259,6 +259,50 @@ TEST(UnitLevels, ADiffsLevelsSummaryAndFlowsEqualTheComparisons) {
   }
 }
 
+// Each unit's per-item values against its cell's in `counts` then `metrics` (the
+// comparison's cell_counts() and cell_metrics(), which its per-item table reads).
+void expect_cells_values(const GroupTable& got, std::span<const size_t> cell,
+                         const MetricTable& counts, const MetricTable& metrics) {
+  std::vector<std::string> names = counts.names;
+  names.insert(names.end(), metrics.names.begin(), metrics.names.end());
+  ASSERT_EQ(got.names, names);
+  for (size_t k = 0; k < got.size(); ++k)
+    for (size_t m = 0; m < names.size(); ++m) {
+      const double want =
+          m < counts.width() ? counts.at(cell[k], m) : metrics.at(cell[k], m - counts.width());
+      EXPECT_NEAR(want, got.columns[m][k], 1e-12 * std::max(1.0, std::abs(want)))
+          << names[m] << " unit " << k;
+    }
+}
+
+TEST(UnitLevels, EachUnitsItemValuesAreItsCellsInBothFamiliesAndScopes) {
+  std::mt19937_64 rng(13);
+  const Inputs in = random_inputs(rng, 400);
+  ItemsInput table{ints(in.items), in.w.data()};
+  for (TruthScope scope : {TruthScope::kCommon, TruthScope::kEntities}) {
+    Comparison c({"truth", ints(in.truth_items), ints(in.truth)},
+                 {"actual", ints(in.actual_items), ints(in.actual)}, &table,
+                 MetricFamily::kPointwise, scope);
+    const CellTable& cells = c.cells();
+    const ActualMarginals m = c.marginals();
+    std::vector<double> b, e;
+    std::vector<size_t> cell;
+    for (size_t k = 0; k < cells.size(); ++k) {
+      b.push_back(cells.row_weight[cells.row[k]]);
+      e.push_back(m.col_weight[cells.col[k]]);
+      cell.push_back(k);
+    }
+    const CellUnits u{cells.count, cells.weight, cells.weight_sq, cells.weight, b, e, {}, m.total};
+    expect_cells_values(unit_item_values(u), cell, c.cell_counts(), c.cell_metrics());
+  }
+  Comparison d({"base", ints(in.truth_items), ints(in.truth)},
+               {"exp", ints(in.actual_items), ints(in.actual)}, &table, MetricFamily::kImpact,
+               TruthScope::kCommon);
+  const DiffUnits u = diff_units(d.cells());
+  expect_cells_values(impact_unit_item_values(u.spans()), u.cell, d.cell_counts(),
+                      d.cell_metrics());
+}
+
 TEST(UnitLevels, ADiffsSumsRefuseArraysOfOtherLengthsAndOtherColumns) {
   const std::vector<uint64_t> count{1, 2}, one_count{1};
   const std::vector<double> two{1, 2};
@@ -270,4 +314,8 @@ TEST(UnitLevels, ADiffsSumsRefuseArraysOfOtherLengthsAndOtherColumns) {
   EXPECT_THROW(impact_summary_of_sums(t, 0, 0, 0), std::invalid_argument);
   const GroupTable rows = impact_unit_sums({count, two, two, two, two, count, count, count});
   EXPECT_THROW(impact_summary_of_sums(rows, 2, 0, 0), std::invalid_argument);
+  EXPECT_THROW(impact_unit_item_values({count, two, two, two, two, count, count, one_count}),
+               std::invalid_argument);
+  const std::vector<double> one{1};
+  EXPECT_THROW(unit_item_values({count, two, two, two, two, one}), std::invalid_argument);
 }

@@ -56,7 +56,8 @@ class Diff(Comparison):
         weight, and the numbers of Base clusters split and Exp clusters merged."""
         return overall_of(super().overall, self._core.impact())
 
-    def _item_columns(self, d: dict[str, np.ndarray]) -> dict[str, Any]:
+    @staticmethod
+    def _item_columns(d: dict[str, np.ndarray]) -> dict[str, Any]:
         affected = d.pop("affected") != 0.0
         return {"affected": affected, **d}
 

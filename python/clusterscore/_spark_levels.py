@@ -130,6 +130,37 @@ def _impact_sums_batches(batches: Any, keys: list[str]) -> Any:
         yield _rows_batch(b, keys, rows)
 
 
+@functools.cache
+def _item_value_names(impact: bool) -> list[str]:
+    """The core's per-item value columns, in order."""
+    f, u = np.empty(0), np.empty(0, np.uint64)
+    if impact:
+        return list(_core.impact_unit_item_values(u, f, f, f, f, u, u, u).names)
+    return list(_core.unit_item_values(u, f, f, f, f, 0.0).names)
+
+
+def _item_values_batches(batches: Any, keys: list[str], total: float, impact: bool,
+                         item_columns: Any) -> Any:  # fmt: skip
+    """Per Arrow batch of units, one of each cell, with their cells' weights (and counts)
+    beside them (in a Spark worker): the cell's keys, then its per-item values."""
+    from . import _core
+    from ._arrays import float_array, named_columns
+
+    for b in batches:
+        n, w, x, base, exp = (
+            _counts(b, _COUNT),
+            *(float_array(b.column(c)) for c in (_WEIGHT, _X, _B, _E)),
+        )
+        if impact:
+            xn, bn, en = (_counts(b, c) for c in (_XN, _BN, _EN))
+            values = _core.impact_unit_item_values(n, w, x, base, exp, xn, bn, en)
+        else:
+            values = _core.unit_item_values(n, w, x, base, exp, total)
+        cols = {k: b.column(k) for k in keys}
+        cols.update(item_columns(dict(named_columns(values))))
+        yield pa.RecordBatch.from_pydict(cols)
+
+
 def _finish_batches(batches: Any, key: str, impact: bool) -> Any:
     """Per Arrow batch of summed rows of clusters (in a Spark worker): their values."""
     for b in batches:
@@ -183,8 +214,24 @@ class Levels:
         if impact:
             run = functools.partial(_impact_sums_batches, keys=carried)
         self.sums = kept(rows.mapInArrow(run, schema))
+        self._rows, self._scored_total = rows, float(total)  # for the per-item values
         self.sums.count()  # made now, while the truth's clusters are kept
         truth.unpersist()
+
+    def cell_values(self, item_columns: Any) -> Any:
+        """One row per cell of the scored items, as a Spark DataFrame: its two clusters
+        (self.keys), then the values the per-item table gives its items, made by the core
+        in each partition and put as `item_columns` (the result class's _item_columns)
+        puts them."""
+        cells = self._rows.dropDuplicates(self.keys)  # a cell's units share its values
+        names = _item_value_names(self.impact)
+        cols = item_columns({n: np.empty(0) for n in names})
+        schema = cells.select(*self.keys).schema
+        for name, values in cols.items():
+            schema = schema.add(name, "boolean" if values.dtype == bool else "double")
+        run = functools.partial(_item_values_batches, keys=self.keys, total=self._scored_total,
+                                impact=self.impact, item_columns=item_columns)  # fmt: skip
+        return cells.mapInArrow(run, schema)
 
     def _with_cells(self, frame: Any, entities: bool) -> Any:
         """The units of common items with their cell's weight X and the marginals E and B

@@ -276,7 +276,10 @@ class Comparison:
         cols.update(self._item_columns(_arrays.named_columns(rows)))
         return pa.table(cols)
 
-    def _item_columns(self, d: dict[str, np.ndarray]) -> dict[str, Any]:
+    @staticmethod
+    def _item_columns(d: dict[str, np.ndarray]) -> dict[str, Any]:
+        """The per-item table's value columns from the core's (a static method: the Spark
+        engine's workers call it too)."""
         return d
 
     def per_cluster_table(self, side: str) -> pa.Table:

@@ -182,20 +182,22 @@ class _OnSpark(_two_clusterings.Comparison):
         u = self._spark
         keys = [f"{role}_cluster" for role in self.roles]
         ca, cb = (u.cluster_cols[u.roles.index(r)] for r in self._spark_roles)
-        # One row per unit; the units of one cell (told apart by slices) share its values.
-        units = super().per_item_table().drop_columns([u.item_col, "weight"])
-        per_cell = pa.Table.from_pandas(
-            units.to_pandas().drop_duplicates(subset=keys), preserve_index=False
-        )
         items = u.items_in(self._spark_roles).select(
             F.col(_ITEM).alias(u.item_col),
             F.col(ca).alias(keys[0]),
             F.col(cb).alias(keys[1]),
             F.col(_WEIGHT).alias("weight"),
         )
-        joined = items.join(u.session.createDataFrame(per_cell), keys, "inner")
+        if self._levels is not None:  # the values made where the cells are
+            cells = self._levels.cell_values(type(self)._item_columns)
+            per_cell = cells.withColumnsRenamed({ca: keys[0], cb: keys[1]})
+        else:  # one row per unit; the units of one cell (told apart by slices) share its values
+            units = super().per_item_table().drop_columns([u.item_col, "weight"])
+            local = units.to_pandas().drop_duplicates(subset=keys)
+            per_cell = u.session.createDataFrame(pa.Table.from_pandas(local, preserve_index=False))
+        joined = items.join(per_cell, keys, "inner")
         # The in-process per-item table's column order: id, both clusters, weight, values.
-        values = [c for c in per_cell.column_names if c not in keys]
+        values = [c for c in per_cell.columns if c not in keys]
         return joined.select(u.item_col, *keys, "weight", *values)
 
     def per_item_table(self) -> pa.Table:
@@ -278,9 +280,9 @@ class SparkDiff(_OnSpark, _diff.Diff):
     """A Diff whose inputs were Spark DataFrames: the same values and methods;
     `per_item()`, `per_cluster(side)` and `flows()` are Spark DataFrames.
 
-    The levels, the summary, the coverage and the flows are made by Spark and the core where
-    the units are (docs/spark.md). A sample of pairs and the per-item table bring the units
-    to the driver the first time they are asked for. The units and their per-unit sums stay
+    The levels, the summary, the coverage, the flows and the per-item values are made by
+    Spark and the core where the units are (docs/spark.md). A sample of pairs brings the
+    units to the driver the first time it is asked for. The units and their per-unit sums stay
     cached in Spark until `unpersist()`."""
 
     def __init__(self, units: _Units) -> None:

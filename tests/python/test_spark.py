@@ -46,6 +46,11 @@ def test_evaluate_equals_in_process(spark, seed: int, scope: str, weights: bool)
     got = css.evaluate(s["truth"], s["exp"], s["items"], **opts)
     assert got.coverage == pytest.approx(want.coverage, rel=1e-12)
     assert_same_dict(want.overall, got.overall)
+    per_item = got.per_item().toPandas()
+    assert "_collected" not in vars(got._spark)  # the per-item values made where cells are
+    expected = want.per_item()
+    assert list(per_item.columns) == list(expected.columns)
+    assert_same(expected, per_item, ["item_id", "truth_cluster", "actual_cluster"])
     assert_same_dict(want.classic, got.classic)
     for side in ("truth", "actual"):
         assert_same(want.per_cluster(side), got.per_cluster(side).toPandas(), ["cluster_id"])
@@ -53,10 +58,6 @@ def test_evaluate_equals_in_process(spark, seed: int, scope: str, weights: bool)
         assert_same(want.per_slice(by), got.per_slice(by), by)
     assert_same(want.intervals(), got.intervals(), ["metric"])
     assert_same(want.intervals("region"), got.intervals("region"), ["metric", "region"])
-    per_item = got.per_item().toPandas()
-    expected = want.per_item()
-    per_item = per_item[list(expected.columns)]
-    assert_same(expected, per_item, ["item_id", "truth_cluster", "actual_cluster"])
 
 
 def sampled_truth(seed: int) -> dict[str, pd.DataFrame]:
@@ -194,8 +195,10 @@ def test_diff_equals_in_process(spark, weights: bool) -> None:
     assert_same(want.per_slice("region"), got.per_slice("region"), ["region"])
     assert_same(want.flows(), got.flows().toPandas(), ["base_cluster", "exp_cluster"])
     assert "_collected" not in vars(got._spark)  # the levels and flows stayed in Spark
-    per_item = got.per_item().toPandas()[list(want.per_item().columns)]
+    per_item = got.per_item().toPandas()
+    assert list(per_item.columns) == list(want.per_item().columns)
     assert_same(want.per_item(), per_item, ["item_id", "base_cluster", "exp_cluster"])
+    assert "_collected" not in vars(got._spark)  # the per-item values made where cells are
 
 
 def test_diffs_flows_largest_first_and_only_the_largest_collected(spark) -> None:

@@ -53,30 +53,16 @@ GroupTable finish(const Array<uint64_t>& items, const Array<double>& weight,
   return finish_level_sums(sums_of(items, weight, names, columns));
 }
 
-ImpactUnits impact_units(const Array<uint64_t>& count, const Array<double>& weight,
-                         const Array<double>& cell_weight, const Array<double>& base_weight,
-                         const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
-                         const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
-  return {span_of(count),      span_of(weight),     span_of(cell_weight), span_of(base_weight),
-          span_of(exp_weight), span_of(cell_count), span_of(base_count),  span_of(exp_count)};
-}
-
-GroupTable impact_sums(const Array<uint64_t>& count, const Array<double>& weight,
-                       const Array<double>& cell_weight, const Array<double>& base_weight,
-                       const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
-                       const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
-  const ImpactUnits u = impact_units(count, weight, cell_weight, base_weight, exp_weight,
-                                     cell_count, base_count, exp_count);
-  return without_gil([&] { return impact_unit_sums(u); });
-}
-
-GroupTable impact_item_values(const Array<uint64_t>& count, const Array<double>& weight,
-                              const Array<double>& cell_weight, const Array<double>& base_weight,
-                              const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
-                              const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
-  const ImpactUnits u = impact_units(count, weight, cell_weight, base_weight, exp_weight,
-                                     cell_count, base_count, exp_count);
-  return without_gil([&] { return impact_unit_item_values(u); });
+// `Fn` of a diff's units, as impact_unit_sums() takes them.
+template <GroupTable (*Fn)(const ImpactUnits&)>
+GroupTable on_impact_units(const Array<uint64_t>& count, const Array<double>& weight,
+                           const Array<double>& cell_weight, const Array<double>& base_weight,
+                           const Array<double>& exp_weight, const Array<uint64_t>& cell_count,
+                           const Array<uint64_t>& base_count, const Array<uint64_t>& exp_count) {
+  const ImpactUnits u{span_of(count),       span_of(weight),     span_of(cell_weight),
+                      span_of(base_weight), span_of(exp_weight), span_of(cell_count),
+                      span_of(base_count),  span_of(exp_count)};
+  return without_gil([&] { return Fn(u); });
 }
 
 GroupTable item_values(const Array<uint64_t>& count, const Array<double>& weight,
@@ -124,15 +110,15 @@ void bind_levels(nb::module_& m) {
         nb::arg("columns"),
         "Each group's values from its sums of unit_level_sums()' rows (the same names and "
         "order): the means, f1_of_means and the pair metrics (NaN where undefined).");
-  m.def("impact_unit_sums", &impact_sums, nb::arg("count"), nb::arg("weight"),
+  m.def("impact_unit_sums", &on_impact_units<impact_unit_sums>, nb::arg("count"), nb::arg("weight"),
         nb::arg("cell_weight"), nb::arg("base_weight"), nb::arg("exp_weight"),
         nb::arg("cell_count"), nb::arg("base_count"), nb::arg("exp_count"),
         "Per unit of one cell of a diff (count, Σw) with its cell's, its Base cluster's and "
         "its Exp cluster's weights and item counts over T: what it adds to every level's "
         "sums (each impact metric's weighted sum, the summary's parts, the flow shares), and "
         "whether its Base cluster is split and its Exp cluster merged.");
-  m.def("impact_unit_item_values", &impact_item_values, nb::arg("count"), nb::arg("weight"),
-        nb::arg("cell_weight"), nb::arg("base_weight"), nb::arg("exp_weight"),
+  m.def("impact_unit_item_values", &on_impact_units<impact_unit_item_values>, nb::arg("count"),
+        nb::arg("weight"), nb::arg("cell_weight"), nb::arg("base_weight"), nb::arg("exp_weight"),
         nb::arg("cell_count"), nb::arg("base_count"), nb::arg("exp_count"),
         "Per unit of one cell of a diff (as impact_unit_sums() takes them): the values the "
         "per-item table gives each of its items (B, E, X, U, then the impact metrics).");

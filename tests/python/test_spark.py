@@ -219,16 +219,6 @@ def test_diffs_flows_largest_first_and_only_the_largest_collected(spark) -> None
     assert "_collected" not in vars(got._spark)
 
 
-def test_diff_levels_errors(spark) -> None:
-    d = random_items(25)
-    s = frames(spark, d)
-    got = css.diff(s["base"], s["exp"], s["items"], slices=["region"])
-    with pytest.raises(ValueError, match=r"no slice column 'source' \(slices: region\)"):
-        got.per_slice("source")
-    with pytest.raises(ValueError, match="unknown side 'truth'; use one of: base, exp"):
-        got.per_cluster("truth")
-
-
 def test_the_clusters_shown_are_picked_in_the_partitions(spark, monkeypatch) -> None:
     """What the terminal shows of the per-cluster tables comes from Spark's partitions, as
     the pick of the whole table ordered by cluster id would give it; the tables themselves
@@ -712,16 +702,19 @@ def test_levels_stay_in_spark_until_intervals_need_the_truths_clusters(spark) ->
     assert "_collected" in vars(got._spark)
 
 
-def test_levels_errors(spark) -> None:
+@pytest.mark.parametrize("command", ["evaluate", "diff"])
+def test_levels_errors(spark, command: str) -> None:
     d = random_items(22)
     s = frames(spark, d)
-    got = css.evaluate(s["truth"], s["exp"], s["items"], slices=["region"])
+    first, other = ("truth", "base") if command == "evaluate" else ("base", "truth")
+    got = getattr(css, command)(s[first], s["exp"], s["items"], slices=["region"])
     with pytest.raises(ValueError, match=r"no slice column 'source' \(slices: region\)"):
         got.per_slice("source")
     with pytest.raises(ValueError, match="per_slice needs at least one column"):
         got.per_slice([])
-    with pytest.raises(ValueError, match="unknown side 'base'; use one of: truth, actual"):
-        got.per_cluster("base")
+    roles = ", ".join(got.roles)
+    with pytest.raises(ValueError, match=f"unknown side '{other}'; use one of: {roles}"):
+        got.per_cluster(other)
 
 
 def test_unpersist_frees_the_levels_cache_and_the_levels_still_come(spark) -> None:

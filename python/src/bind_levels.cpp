@@ -94,6 +94,14 @@ ImpactSummary summary(const Array<uint64_t>& items, const Array<double>& weight,
                                 exp_clusters_merged);
 }
 
+// Defines `name` as `fn` (an on_impact_units()) with its arguments' names.
+template <class Fn>
+void def_on_impact_units(nb::module_& m, const char* name, Fn fn, const char* doc) {
+  m.def(name, fn, nb::arg("count"), nb::arg("weight"), nb::arg("cell_weight"),
+        nb::arg("base_weight"), nb::arg("exp_weight"), nb::arg("cell_count"), nb::arg("base_count"),
+        nb::arg("exp_count"), doc);
+}
+
 }  // namespace
 
 void bind_levels(nb::module_& m) {
@@ -110,18 +118,16 @@ void bind_levels(nb::module_& m) {
         nb::arg("columns"),
         "Each group's values from its sums of unit_level_sums()' rows (the same names and "
         "order): the means, f1_of_means and the pair metrics (NaN where undefined).");
-  m.def("impact_unit_sums", &on_impact_units<impact_unit_sums>, nb::arg("count"), nb::arg("weight"),
-        nb::arg("cell_weight"), nb::arg("base_weight"), nb::arg("exp_weight"),
-        nb::arg("cell_count"), nb::arg("base_count"), nb::arg("exp_count"),
-        "Per unit of one cell of a diff (count, Σw) with its cell's, its Base cluster's and "
-        "its Exp cluster's weights and item counts over T: what it adds to every level's "
-        "sums (each impact metric's weighted sum, the summary's parts, the flow shares), and "
-        "whether its Base cluster is split and its Exp cluster merged.");
-  m.def("impact_unit_item_values", &on_impact_units<impact_unit_item_values>, nb::arg("count"),
-        nb::arg("weight"), nb::arg("cell_weight"), nb::arg("base_weight"), nb::arg("exp_weight"),
-        nb::arg("cell_count"), nb::arg("base_count"), nb::arg("exp_count"),
-        "Per unit of one cell of a diff (as impact_unit_sums() takes them): the values the "
-        "per-item table gives each of its items (B, E, X, U, then the impact metrics).");
+  def_on_impact_units(
+      m, "impact_unit_sums", &on_impact_units<impact_unit_sums>,
+      "Per unit of one cell of a diff (count, Σw) with its cell's, its Base cluster's and "
+      "its Exp cluster's weights and item counts over T: what it adds to every level's "
+      "sums (each impact metric's weighted sum, the summary's parts, the flow shares), and "
+      "whether its Base cluster is split and its Exp cluster merged.");
+  def_on_impact_units(
+      m, "impact_unit_item_values", &on_impact_units<impact_unit_item_values>,
+      "Per unit of one cell of a diff (as impact_unit_sums() takes them): the values the "
+      "per-item table gives each of its items (B, E, X, U, then the impact metrics).");
   m.def("unit_item_values", &item_values, nb::arg("count"), nb::arg("weight"),
         nb::arg("cell_weight"), nb::arg("truth_weight"), nb::arg("actual_weight"), nb::arg("total"),
         "Per unit of one cell's items (as unit_level_sums() takes them): the values the "

@@ -65,8 +65,7 @@ void check_impact_lengths(const ImpactUnits& u) {
   const size_t n = u.count.size();
   for (size_t m : {u.weight.size(), u.cell_weight.size(), u.base_weight.size(), u.exp_weight.size(),
                    u.cell_count.size(), u.base_count.size(), u.exp_count.size()})
-    if (m != n)
-      throw std::invalid_argument("clusterscore: impact_unit_sums() arrays differ in length");
+    if (m != n) throw std::invalid_argument("clusterscore: a diff's unit arrays differ in length");
 }
 
 // Unit k's cell's weights (cells/cell_weights.h).

@@ -3,11 +3,12 @@
 
 Spark does what scales out: it gathers the inputs by item id and groups the items into
 *units*, one row per (truth or Base cluster, each other clustering's cluster, slice values)
-with the items' count, Σw and Σw². An evaluation's levels are made from the units where they
-are (_spark_levels): the core's per-unit sums inside Spark's workers, summed by Spark. For
-the rest (intervals, deltas, a diff, a sample) the units reach the driver, and the C++
-core computes every value from them, exactly as it does from the items they stand for.
-The per-item and per-cluster tables of an evaluation stay Spark DataFrames.
+with the items' count, Σw and Σw². The levels of an evaluation and of a diff, a diff's flows
+and the per-item values are made from the units where they are (_spark_levels): the core's
+per-unit kernels inside Spark's workers, summed by Spark. For the rest (intervals, deltas,
+the classic metrics, a sample) the units reach the driver, and the C++ core computes every
+value from them, exactly as it does from the items they stand for. Per-item and
+per-cluster tables and flows stay Spark DataFrames.
 
 pyspark is imported only when one of these functions is called (`pip install
 'clusterscore[spark]'`)."""

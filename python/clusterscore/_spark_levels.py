@@ -108,26 +108,36 @@ def _unit_sums_batches(batches: Any, keys: list[str], total: float, scale: float
     from ._arrays import float_array
 
     for b in batches:
-        w, sq, x, truth, actual = (
-            float_array(b.column(c)) for c in (_WEIGHT, _WEIGHT_SQ, _X, _B, _E)
-        )
+        n, w, x, truth, actual = _cell_units(b)
+        sq = float_array(b.column(_WEIGHT_SQ))
         size = _counts(b, _SIZE) if sized else None
-        rows = _core.unit_level_sums(_counts(b, _COUNT), w, sq, x, truth, actual, size, total,
-                                     scale, per_entity)  # fmt: skip
+        rows = _core.unit_level_sums(n, w, sq, x, truth, actual, size, total, scale,
+                                     per_entity)  # fmt: skip
         yield _rows_batch(b, keys, rows)
+
+
+def _cell_units(b: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Batch `b`'s units as the core's per-unit functions begin their arguments: count,
+    weight, then the weights of the unit's cell and of its two clusters."""
+    from ._arrays import float_array
+
+    w, x, base, exp = (float_array(b.column(c)) for c in (_WEIGHT, _X, _B, _E))
+    return _counts(b, _COUNT), w, x, base, exp
+
+
+def _impact_units(b: Any) -> tuple[np.ndarray, ...]:
+    """Batch `b`'s diff units as impact_unit_sums() and impact_unit_item_values() take
+    them: _cell_units(), then the item counts of the cell and of its two clusters."""
+    return (*_cell_units(b), *(_counts(b, c) for c in (_XN, _BN, _EN)))
 
 
 def _impact_sums_batches(batches: Any, keys: list[str]) -> Any:
     """Per Arrow batch of a diff's units with their cells' weights and counts beside them
     (in a Spark worker): its `keys`, then what each unit adds to every level's sums."""
     from . import _core
-    from ._arrays import float_array
 
     for b in batches:
-        w, x, base, exp = (float_array(b.column(c)) for c in (_WEIGHT, _X, _B, _E))
-        xn, bn, en = (_counts(b, c) for c in (_XN, _BN, _EN))
-        rows = _core.impact_unit_sums(_counts(b, _COUNT), w, x, base, exp, xn, bn, en)
-        yield _rows_batch(b, keys, rows)
+        yield _rows_batch(b, keys, _core.impact_unit_sums(*_impact_units(b)))
 
 
 @functools.cache
@@ -144,18 +154,13 @@ def _item_values_batches(batches: Any, keys: list[str], total: float, impact: bo
     """Per Arrow batch of units, one of each cell, with their cells' weights (and counts)
     beside them (in a Spark worker): the cell's keys, then its per-item values."""
     from . import _core
-    from ._arrays import float_array, named_columns
+    from ._arrays import named_columns
 
     for b in batches:
-        n, w, x, base, exp = (
-            _counts(b, _COUNT),
-            *(float_array(b.column(c)) for c in (_WEIGHT, _X, _B, _E)),
-        )
         if impact:
-            xn, bn, en = (_counts(b, c) for c in (_XN, _BN, _EN))
-            values = _core.impact_unit_item_values(n, w, x, base, exp, xn, bn, en)
+            values = _core.impact_unit_item_values(*_impact_units(b))
         else:
-            values = _core.unit_item_values(n, w, x, base, exp, total)
+            values = _core.unit_item_values(*_cell_units(b), total)
         cols = {k: b.column(k) for k in keys}
         cols.update(item_columns(dict(named_columns(values))))
         yield pa.RecordBatch.from_pydict(cols)
@@ -249,8 +254,8 @@ class Levels:
         sums = [(_WEIGHT, _X, _E, _B)] + ([(_COUNT, _XN, _EN, _BN)] if self.impact else [])
         u = self.units
         by_cell = Window.partitionBy(*self.keys[::-1])
+        several = u.slices or len(u.cluster_cols) > 2  # a cell's units are several
         for of, cell, _, _ in sums:
-            several = u.slices or len(u.cluster_cols) > 2  # a cell's units are several
             rows = rows.withColumn(cell, F.sum(of).over(by_cell) if several else F.col(of))
         for of, _, actual, _ in sums:
             rows = rows.withColumn(actual, F.sum(of).over(Window.partitionBy(self.keys[1])))

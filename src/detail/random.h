@@ -35,6 +35,7 @@ class Random {
   double uniform() { return double(next() >> 11) * 0x1.0p-53; }
 
  private:
+  friend class RandomLanes;  // steps four generators' states at once
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   static uint64_t splitmix(uint64_t* x) {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);

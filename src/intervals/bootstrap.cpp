@@ -162,10 +162,10 @@ struct Replicates {
 
 using intervals_detail::kLanes;
 
-// Replicate i computed from the draws draw(i, counts, &blocks) sets, lane i % kLanes of
-// intervals_detail::Draws (counts[p·kLanes] for place p), kLanes at a time on any thread,
-// each batch writing only its own columns i; progress reported as steps [done, done +
-// count) of `total`.
+// Replicates [i, i + lanes) computed from the draws draw(i, lanes, counts, &blocks) sets,
+// replicate i + l in lane l of intervals_detail::Draws (counts[p·kLanes + l] for place p),
+// kLanes at a time on any thread, each batch writing only its own columns i; progress
+// reported as steps [done, done + count) of `total`.
 template <class Engine, class Draw>
 Replicates replicate(const Engine& engine, size_t count, size_t done, size_t total, Draw draw) {
   const size_t n_runs = engine.runs(), cells = engine.groups() * engine.layout().width();
@@ -187,15 +187,10 @@ Replicates replicate(const Engine& engine, size_t count, size_t done, size_t tot
     intervals_detail::Draws d;
     d.lanes = std::min(kLanes, count - batch * kLanes);
     s.side_by_side.resize(clusters * kLanes);
-    for (size_t l = 0; l < kLanes; ++l) {
-      const size_t i = batch * kLanes + l;
-      if (l < d.lanes) {
-        detail::report_every(done + i, total);
-        draw(i, s.side_by_side.data() + l, &s.blocks);
-      } else {
-        for (size_t p = 0; p < clusters; ++p) s.side_by_side[p * kLanes + l] = 0;
-      }
-    }
+    for (size_t l = 0; l < d.lanes; ++l) detail::report_every(done + batch * kLanes + l, total);
+    draw(batch * kLanes, d.lanes, s.side_by_side.data(), &s.blocks);
+    for (size_t l = d.lanes; l < kLanes; ++l)
+      for (size_t p = 0; p < clusters; ++p) s.side_by_side[p * kLanes + l] = 0;
     d.n = s.side_by_side.data();
     engine.compute(d, s.now);
     for (size_t l = 0; l < d.lanes; ++l) {
@@ -232,18 +227,27 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   const size_t steps = b_count + jack.size();
   // Resample b draws from a random stream of its own, so that it is the same whichever
   // thread computes it.
-  const Replicates boot =
-      replicate(engine, b_count, 0, steps, [&](size_t b, uint8_t* counts, DrawBlocks* blocks) {
-        detail::Random rng = detail::Random::stream(o.seed, b);
-        intervals_detail::draw(rng, engine.clusters(), counts, kLanes, blocks);
+  const Replicates boot = replicate(
+      engine, b_count, 0, steps, [&](size_t b, size_t lanes, uint8_t* counts, DrawBlocks* blocks) {
+        detail::Random rng[kLanes] = {
+            detail::Random::stream(o.seed, b), detail::Random::stream(o.seed, b + 1),
+            detail::Random::stream(o.seed, b + 2), detail::Random::stream(o.seed, b + 3)};
+        if (lanes == kLanes)
+          return intervals_detail::draw_lanes(rng, engine.clusters(), counts, blocks);
+        for (size_t l = 0; l < lanes; ++l)
+          intervals_detail::draw(rng[l], engine.clusters(), counts + l, kLanes, blocks);
       });
   // Jackknife value g: every cluster once but group g's.
   const Replicates left_out =
-      replicate(engine, jack.size(), b_count, steps, [&](size_t g, uint8_t* counts, DrawBlocks*) {
-        for (size_t p = 0; p < engine.clusters(); ++p) counts[p * kLanes] = 1;
-        for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p)
-          counts[size_t(jack.members[p]) * kLanes] = 0;
-      });
+      replicate(engine, jack.size(), b_count, steps,
+                [&](size_t first, size_t lanes, uint8_t* counts, DrawBlocks*) {
+                  for (size_t l = 0; l < lanes; ++l) {
+                    const size_t g = first + l;
+                    for (size_t p = 0; p < engine.clusters(); ++p) counts[p * kLanes + l] = 1;
+                    for (size_t p = jack.start[g]; p < jack.start[g + 1]; ++p)
+                      counts[size_t(jack.members[p]) * kLanes + l] = 0;
+                  }
+                });
   const auto spread = [&](const std::vector<double>& b, const std::vector<double>& j, size_t at,
                           double estimate, double lo, double hi) {
     Spread s = spread_of(Replicates::of(b, at, b_count), o.confidence, estimate, lo, hi);

@@ -762,6 +762,32 @@ TEST(Bootstrap, StackedGroupingsGiveEachGroupingsOwnRows) {
   EXPECT_THROW(run_sums(runs[0], std::vector<const ItemGrouping*>{}), std::invalid_argument);
 }
 
+// Four resamples drawn side by side are each lane's draws alone, counted as they come
+// (7 places, and 65,536 + 3 in 256 KB) and by blocks of the four lanes (past
+// kLaneDirectBytes), with slots small enough to overflow; each generator left where its
+// own draws leave it.
+TEST(Bootstrap, DrawsOfFourLanesAreEachLanesDraws) {
+  static_assert(4 * (65536 + 3) <= intervals_detail::kLaneDirectBytes);
+  static_assert(4 * (33 * 65536 + 7) > intervals_detail::kLaneDirectBytes);
+  for (size_t clusters : {size_t(7), size_t(65536) + 3, size_t(33) * 65536 + 7}) {
+    for (size_t slot : {size_t(65536 + 4096), size_t(60000), size_t(1)}) {
+      const auto gen = [&](size_t l) { return detail::Random::stream(9, clusters + l); };
+      detail::Random rng[4] = {gen(0), gen(1), gen(2), gen(3)};
+      detail::Random alone[4] = {gen(0), gen(1), gen(2), gen(3)};
+      std::vector<uint8_t> drawn(4 * clusters, 7), want(4 * clusters, 7);
+      intervals_detail::DrawBlocks blocks;
+      blocks.slot = slot;
+      intervals_detail::draw_lanes(rng, clusters, drawn.data(), &blocks);
+      for (size_t l = 0; l < 4; ++l)
+        intervals_detail::draw(alone[l], clusters, want.data() + l, 4, &blocks);
+      EXPECT_EQ(drawn, want) << clusters << " " << slot;
+      for (size_t l = 0; l < 4; ++l) EXPECT_EQ(rng[l].next(), alone[l].next());
+      if (4 * clusters > intervals_detail::kLaneDirectBytes && slot < 65536)
+        EXPECT_FALSE(blocks.spill.empty());
+    }
+  }
+}
+
 // A resample's draws counted a block at a time are the draws counted as they come, with
 // several blocks, a short last one, and slots small enough to overflow.
 TEST(Bootstrap, DrawsCountedByBlocksAreTheDrawsAsTheyCome) {

@@ -10,7 +10,7 @@ import math
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -267,20 +267,62 @@ def _arrow_batches(df: Any, rows: int, total: int, order: Sequence[Any] = ()) ->
                                   names=["ipc"])  # fmt: skip
 
     def batches() -> Any:
-        held: list[pa.RecordBatch] = []
-        count = 0
         for row in df.mapInArrow(to_ipc, "ipc binary").toLocalIterator():
-            for batch in pa.ipc.open_stream(pa.py_buffer(row.ipc)):
-                held.append(batch)
-                count += batch.num_rows
-                if count >= rows:  # whole batches of `rows` out; the rest waits for more
-                    table = pa.Table.from_batches(held).combine_chunks()
-                    whole = count - count % rows
-                    yield from table.slice(0, whole).to_batches(max_chunksize=rows)
-                    held = table.slice(whole).to_batches()
-                    count -= whole
-        if count:
-            yield from pa.Table.from_batches(held).combine_chunks().to_batches(max_chunksize=rows)
+            yield from pa.ipc.open_stream(pa.py_buffer(row.ipc))
+
+    return _rechunked(batches(), rows)
+
+
+def _rechunked(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:
+    """`batches` as batches of `rows` rows each but the last: a file written from them
+    has row groups of `rows`, whatever sizes Spark's partitions gave."""
+    held: list[pa.RecordBatch] = []
+    count = 0
+    for batch in batches:
+        held.append(batch)
+        count += batch.num_rows
+        if count >= rows:  # whole batches of `rows` out; the rest waits for more
+            table = pa.Table.from_batches(held).combine_chunks()
+            whole = count - count % rows
+            yield from table.slice(0, whole).to_batches(max_chunksize=rows)
+            held = table.slice(whole).to_batches()
+            count -= whole
+    if count:
+        yield from pa.Table.from_batches(held).combine_chunks().to_batches(max_chunksize=rows)
+
+
+def driver_reads_workers_files(session: Any) -> bool:
+    """Whether files Spark's workers write are files the driver can read: a local
+    master's workers are the driver's own process."""
+    return str(session.sparkContext.master).startswith("local")
+
+
+def _written_batches(df: Any, rows: int) -> Iterator[pa.RecordBatch]:
+    """`df`'s rows (in no order) on the driver as Arrow batches of `rows` rows but the
+    last, written by Spark's own writer into a temporary folder that the driver reads back
+    a file at a time and removes at the end (or when the batches are abandoned): no
+    task's result passes through the driver's JVM, whose 1 GiB ran out fetching a
+    per-item table of 1e7 rows a partition at a time. Only where
+    driver_reads_workers_files(). Checks `rows` at once, as in-process."""
+    import shutil
+    import tempfile
+
+    import pyarrow.parquet as pq
+
+    _two_clusterings.check_batch_rows(rows)
+
+    def read(folder: Path) -> Iterator[pa.RecordBatch]:
+        for part in sorted(folder.glob("part-*.parquet")):
+            for batch in pq.ParquetFile(part).iter_batches(batch_size=rows):
+                yield batch.replace_schema_metadata(None)  # Spark's, not the table's
+
+    def batches() -> Iterator[pa.RecordBatch]:
+        folder = Path(tempfile.mkdtemp(prefix="clusterscore-rows-"))
+        try:
+            df.write.mode("overwrite").parquet(str(folder / "rows"))
+            yield from _rechunked(read(folder / "rows"), rows)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
 
     return batches()
 

@@ -36,6 +36,8 @@ from ._spark_io import (
     _arrow_batches,
     _functions,
     _to_arrow,
+    _written_batches,
+    driver_reads_workers_files,
     engine_jobs,
     read,
     session,
@@ -206,8 +208,12 @@ class _OnSpark(_two_clusterings.Comparison):
         return _to_arrow(self.per_item())
 
     def per_item_batches(self, rows: int = 1 << 20) -> Any:
-        """per_item() on the driver as Arrow batches of at most `rows` rows, fetched one
-        partition at a time: the driver never holds more than a partition and a batch."""
+        """per_item() on the driver as Arrow batches of at most `rows` rows: on a local
+        master written by Spark's writer to a temporary folder and read back a file at a
+        time, else fetched a partition at a time. The driver never holds more than a file's
+        row group (or a partition) and a batch."""
+        if driver_reads_workers_files(self._spark.session):
+            return _written_batches(self.per_item(), rows)
         return _arrow_batches(self.per_item(), rows, int(self.coverage["common_items"]))
 
 

@@ -7,6 +7,7 @@ import functools
 import json
 import math
 import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -139,9 +140,12 @@ def test_a_bad_item_outside_the_truth_is_still_named(spark) -> None:
         css.evaluate(s["truth"], s["actual"])
 
 
-def test_per_item_batches_come_a_partition_at_a_time(spark, monkeypatch) -> None:
+@pytest.mark.parametrize("through_files", [True, False])
+def test_per_item_batches_come_a_part_at_a_time(spark, monkeypatch, tmp_path, through_files):
     """per_item_batches() streams: batches of exactly `rows` rows but the last, the rows
-    of the in-process per-item table, and never the whole table collected at once."""
+    of the in-process per-item table, and never the whole table collected at once; on a
+    local master through files Spark's writer leaves in a temporary folder, removed once
+    read, else a partition at a time."""
     d = random_items(12)
     s = frames(spark, d, partitions=5)
     want = cs.evaluate(d["truth"], d["exp"], d["items"]).per_item()
@@ -149,12 +153,20 @@ def test_per_item_batches_come_a_partition_at_a_time(spark, monkeypatch) -> None
     got.per_item()  # what it computes once (the units' values) may be collected
     for module in (css, _spark_io):
         monkeypatch.setattr(module, "_to_arrow", lambda df: pytest.fail("collected whole"))
+    monkeypatch.setattr(css, "driver_reads_workers_files", lambda session: through_files)
     monkeypatch.setattr(_spark_io, "_ROWS_PER_PARTITION", 10)  # many partitions, batches across
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     batches = list(got.per_item_batches(rows=7))
     assert len(batches) > 5
     assert all(b.num_rows == 7 for b in batches[:-1]) and 0 < batches[-1].num_rows <= 7
     table = pa.Table.from_batches(batches).to_pandas()[list(want.columns)]
     assert_same(want, table, ["item_id", "truth_cluster", "actual_cluster"])
+    assert batches[0].schema.metadata is None
+    assert list(tmp_path.iterdir()) == []  # the temporary files are gone
+    abandoned = got.per_item_batches(rows=7)
+    next(abandoned)
+    abandoned.close()
+    assert list(tmp_path.iterdir()) == []
     with pytest.raises(ValueError, match="rows must be a positive integer, not 0"):
         got.per_item_batches(rows=0)
 

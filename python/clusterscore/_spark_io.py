@@ -220,18 +220,29 @@ def kept(df: Any) -> Any:
     return df.persist(StorageLevel.DISK_ONLY)
 
 
+# And adaptive execution's coalescing of small partitions inside the plans the engine
+# caches (the units, their per-unit sums), as in every other plan: by default a cached
+# plan keeps spark.sql.shuffle.partitions (200), and each later job read it in 200 tasks.
+# `diff` at 1e6 on local[2] with Spark's defaults, in one process each, the per-item table
+# written after: 90.0 s and 17.4 s without, 15.5 s and 8.6 s with.
+_CACHED_COALESCED = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
+_ENGINE_SETTINGS = {_BYPASS_PARTIAL: "true", _CACHED_COALESCED: "true"}
+
+
 @contextlib.contextmanager
 def engine_jobs(session: Any) -> Iterator[None]:
     """Runs the engine's jobs with its settings, the session's own restored after."""
-    before = session.conf.get(_BYPASS_PARTIAL, None)
-    session.conf.set(_BYPASS_PARTIAL, "true")
+    before = {k: session.conf.get(k, None) for k in _ENGINE_SETTINGS}
+    for k, v in _ENGINE_SETTINGS.items():
+        session.conf.set(k, v)
     try:
         yield
     finally:
-        if before is None:
-            session.conf.unset(_BYPASS_PARTIAL)
-        else:
-            session.conf.set(_BYPASS_PARTIAL, before)
+        for k, v in before.items():
+            if v is None:
+                session.conf.unset(k)
+            else:
+                session.conf.set(k, v)
 
 
 def _to_arrow(df: Any) -> pa.Table:

@@ -739,3 +739,17 @@ def test_unpersist_frees_the_levels_cache_and_the_levels_still_come(spark) -> No
     assert not got._levels.sums.storageLevel.useDisk
     assert not got._spark.frame.storageLevel.useDisk
     assert_same(before, got.per_slice("region"), ["region"])
+
+
+def test_engine_jobs_settings_are_restored(spark) -> None:
+    """The engine's Spark settings hold inside its jobs only: a setting the session had is
+    given back, one it had not is unset again, after a failure too."""
+    bypass, cached = _spark_io._BYPASS_PARTIAL, _spark_io._CACHED_COALESCED
+    spark.conf.set(cached, "false")
+    spark.conf.unset(bypass)
+    with pytest.raises(RuntimeError, match="inside"), _spark_io.engine_jobs(spark):
+        assert spark.conf.get(bypass) == "true" and spark.conf.get(cached) == "true"
+        raise RuntimeError("inside")
+    assert spark.conf.get(cached) == "false"
+    assert spark.conf.get(bypass, None) is None
+    spark.conf.unset(cached)

@@ -7,22 +7,36 @@
 
 namespace clusterscore::detail {
 
+// Inlined wherever it is used, so a vector Word passed by value changes no ABI.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+// One step of xoshiro256** on the state s[0..4): the number it gives. `Word` is uint64_t,
+// or a vector of them whose lanes are generators of their own (random_lanes.h): the same
+// operations in each lane (·5 and ·9 as shifts and adds, which vectors have).
+template <class Word>
+[[gnu::always_inline]] inline Word xoshiro_next(Word* s) {
+  const auto rotl = [](Word x, int k) { return (x << k) | (x >> (64 - k)); };
+  const Word x = rotl(s[1] + (s[1] << 2), 7);
+  const Word result = x + (x << 3);
+  const Word t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+#pragma GCC diagnostic pop
+
 class Random {
  public:
   explicit Random(uint64_t seed) {
     for (uint64_t& s : s_) s = splitmix(&seed);
   }
-  uint64_t next() {
-    const uint64_t result = rotl(s_[1] * 5, 7) * 9;
-    const uint64_t t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
+  uint64_t next() { return xoshiro_next(s_); }
   // The generator of stream `k` of `seed`: one per task (a resample, a block of draws)
   // that any thread may run, so that what a task draws depends on its number only.
   static Random stream(uint64_t seed, uint64_t k) {
@@ -36,7 +50,6 @@ class Random {
 
  private:
   friend class RandomLanes;  // steps four generators' states at once
-  static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
   static uint64_t splitmix(uint64_t* x) {
     uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

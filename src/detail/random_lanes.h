@@ -23,18 +23,7 @@ class RandomLanes {
       for (size_t l = 0; l < 4; ++l) s_[w][l] = g[l].s_[w];
   }
   // Each lane's Random::next(), as its operations.
-  [[gnu::always_inline]] Words4 next() {
-    const Words4 x = rotl(s_[1] + (s_[1] << 2), 7);  // s1·5, rotated
-    const Words4 result = x + (x << 3);              // ·9
-    const Words4 t = s_[1] << 17;
-    s_[2] ^= s_[0];
-    s_[3] ^= s_[1];
-    s_[1] ^= s_[2];
-    s_[0] ^= s_[3];
-    s_[2] ^= t;
-    s_[3] = rotl(s_[3], 45);
-    return result;
-  }
+  [[gnu::always_inline]] Words4 next() { return xoshiro_next(s_); }
   // Generator l as far as the lanes have stepped it.
   void put_back(Random* g) const {
     for (size_t w = 0; w < 4; ++w)
@@ -42,7 +31,6 @@ class RandomLanes {
   }
 
  private:
-  [[gnu::always_inline]] static Words4 rotl(Words4 x, int k) { return (x << k) | (x >> (64 - k)); }
   Words4 s_[4];
 };
 

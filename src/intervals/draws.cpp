@@ -20,6 +20,43 @@ namespace {
     throw std::overflow_error("clusterscore: a resample drew one truth cluster over 255 times");
 }
 
+// Draws of `places` places (under 2^32) put block by block, 2^kBlockBits places a block
+// (each draw's low bits in its block's slot of `blocks`, the slot's overflow whole in its
+// spill), then counted a block at a time while the block's counts are in cache.
+class BlockCounts {
+ public:
+  BlockCounts(DrawBlocks* blocks, size_t places)
+      : blocks_(blocks), places_(places), at_((places >> kBlockBits) + 1), end_(at_.size()) {
+    blocks->low.resize(at_.size() * blocks->slot);
+    blocks->spill.clear();
+    for (size_t b = 0; b < at_.size(); ++b)
+      at_[b] = blocks->low.data() + b * blocks->slot, end_[b] = at_[b] + blocks->slot;
+  }
+  [[gnu::always_inline]] void put(size_t p) {
+    const size_t b = p >> kBlockBits;
+    if (at_[b] != end_[b])
+      *at_[b]++ = uint16_t(p);
+    else
+      blocks_->spill.push_back(uint32_t(p));
+  }
+  // Place p's count at counts[p·stride], zero before the draws; the bytes between left.
+  void count_into(uint8_t* counts, size_t stride) const {
+    for (size_t b = 0; b < at_.size(); ++b) {
+      uint8_t* base = counts + (b << kBlockBits) * stride;
+      const size_t places = std::min(size_t(1) << kBlockBits, places_ - (b << kBlockBits));
+      for (size_t p = 0; p < places; ++p) base[p * stride] = 0;
+      for (const uint16_t* x = blocks_->low.data() + b * blocks_->slot; x != at_[b]; ++x)
+        count(base + size_t(*x) * stride);
+    }
+    for (uint32_t p : blocks_->spill) count(counts + size_t(p) * stride);
+  }
+
+ private:
+  DrawBlocks* blocks_;
+  size_t places_;
+  std::vector<uint16_t*> at_, end_;
+};
+
 }  // namespace
 
 void draw(detail::Random& rng, size_t clusters, uint8_t* counts, size_t stride,
@@ -30,39 +67,20 @@ void draw(detail::Random& rng, size_t clusters, uint8_t* counts, size_t stride,
   const auto next = [&] {
     return size_t((static_cast<unsigned __int128>(local.next()) * clusters) >> 64);
   };
-  const size_t n_blocks = (clusters >> kBlockBits) + 1;
-  if (n_blocks == 1 || clusters * stride <= kDirectBytes) {
+  if ((clusters >> kBlockBits) == 0 || clusters * stride <= kDirectBytes) {
     for (size_t p = 0; p < clusters; ++p) counts[p * stride] = 0;
     for (size_t d = 0; d < clusters; ++d) count(counts + next() * stride);
-    rng = local;
-    return;
+  } else {
+    BlockCounts by_block(blocks, clusters);
+    for (size_t d = 0; d < clusters; ++d) by_block.put(next());
+    by_block.count_into(counts, stride);
   }
-  blocks->low.resize(n_blocks * blocks->slot);
-  blocks->spill.clear();
-  std::vector<uint16_t*> at(n_blocks), end(n_blocks);
-  for (size_t b = 0; b < n_blocks; ++b)
-    at[b] = blocks->low.data() + b * blocks->slot, end[b] = at[b] + blocks->slot;
-  for (size_t d = 0; d < clusters; ++d) {
-    const size_t p = next(), b = p >> kBlockBits;
-    if (at[b] != end[b])
-      *at[b]++ = uint16_t(p);
-    else
-      blocks->spill.push_back(uint32_t(p));
-  }
-  for (size_t b = 0; b < n_blocks; ++b) {
-    uint8_t* base = counts + (b << kBlockBits) * stride;
-    const size_t places = std::min(size_t(1) << kBlockBits, clusters - (b << kBlockBits));
-    for (size_t p = 0; p < places; ++p) base[p * stride] = 0;
-    for (const uint16_t* x = blocks->low.data() + b * blocks->slot; x != at[b]; ++x)
-      count(base + size_t(*x) * stride);
-  }
-  for (uint32_t p : blocks->spill) count(counts + size_t(p) * stride);
   rng = local;
 }
 
 CLUSTERSCORE_SIMD_CLONES
 void draw_lanes(detail::Random* rng, size_t clusters, uint8_t* counts, DrawBlocks* blocks) {
-  constexpr size_t kLanes = 4, kLaneBits = kBlockBits - 2;
+  constexpr size_t kLanes = 4;
   if (clusters > UINT32_MAX / kLanes) {  // offsets past 32 bits: one lane after another
     for (size_t l = 0; l < kLanes; ++l) draw(rng[l], clusters, counts + l, kLanes, blocks);
     return;
@@ -77,38 +95,22 @@ void draw_lanes(detail::Random* rng, size_t clusters, uint8_t* counts, DrawBlock
     std::memcpy(place, &x, sizeof place);
     for (uint64_t& p : place) p = uint64_t((static_cast<unsigned __int128>(p) * clusters) >> 64);
   };
-  const size_t n_blocks = (clusters >> kLaneBits) + 1;
-  if (n_blocks == 1 || clusters * kLanes <= kLaneDirectBytes) {
-    std::memset(counts, 0, clusters * kLanes);
+  // Lane l's count of place p is byte p·kLanes + l: the bytes are the places counted.
+  const size_t bytes = clusters * kLanes;
+  if ((bytes >> kBlockBits) == 0 || bytes <= kLaneDirectBytes) {
+    std::memset(counts, 0, bytes);
     for (size_t d = 0; d < clusters; ++d) {
       next();
       for (size_t l = 0; l < kLanes; ++l) count(counts + place[l] * kLanes + l);
     }
-    lanes.put_back(rng);
-    return;
-  }
-  blocks->low.resize(n_blocks * blocks->slot);
-  blocks->spill.clear();
-  std::vector<uint16_t*> at(n_blocks), end(n_blocks);
-  for (size_t b = 0; b < n_blocks; ++b)
-    at[b] = blocks->low.data() + b * blocks->slot, end[b] = at[b] + blocks->slot;
-  for (size_t d = 0; d < clusters; ++d) {
-    next();
-    for (size_t l = 0; l < kLanes; ++l) {
-      const size_t offset = place[l] * kLanes + l, b = place[l] >> kLaneBits;
-      if (at[b] != end[b])
-        *at[b]++ = uint16_t(offset);
-      else
-        blocks->spill.push_back(uint32_t(offset));
+  } else {
+    BlockCounts by_block(blocks, bytes);
+    for (size_t d = 0; d < clusters; ++d) {
+      next();
+      for (size_t l = 0; l < kLanes; ++l) by_block.put(place[l] * kLanes + l);
     }
+    by_block.count_into(counts, 1);
   }
-  for (size_t b = 0; b < n_blocks; ++b) {
-    uint8_t* base = counts + (b << kBlockBits);
-    std::memset(base, 0, std::min(size_t(1) << kBlockBits, clusters * kLanes - (b << kBlockBits)));
-    for (const uint16_t* x = blocks->low.data() + b * blocks->slot; x != at[b]; ++x)
-      count(base + *x);
-  }
-  for (uint32_t offset : blocks->spill) count(counts + offset);
   lanes.put_back(rng);
 }
 

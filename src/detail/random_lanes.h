@@ -18,13 +18,14 @@ namespace clusterscore::detail {
 
 class RandomLanes {
  public:
+  // Lane l is generator g[l], l < 4.
   explicit RandomLanes(const Random* g) {
     for (size_t w = 0; w < 4; ++w)
       for (size_t l = 0; l < 4; ++l) s_[w][l] = g[l].s_[w];
   }
   // Each lane's Random::next(), as its operations.
   [[gnu::always_inline]] Words4 next() { return xoshiro_next(s_); }
-  // Generator l as far as the lanes have stepped it.
+  // g[l] (l < 4) set to lane l's generator, as far as the lanes have stepped it.
   void put_back(Random* g) const {
     for (size_t w = 0; w < 4; ++w)
       for (size_t l = 0; l < 4; ++l) g[l].s_[w] = s_[w][l];

@@ -163,9 +163,10 @@ struct Replicates {
 using intervals_detail::kLanes;
 
 // Replicates [i, i + lanes) computed from the draws draw(i, lanes, counts, &blocks) sets,
-// replicate i + l in lane l of intervals_detail::Draws (counts[p·kLanes + l] for place p),
-// kLanes at a time on any thread, each batch writing only its own columns i; progress
-// reported as steps [done, done + count) of `total`.
+// replicate i + l in lane l of intervals_detail::Draws (counts[p·kLanes + l] for place p;
+// lanes past `lanes`, which draw may fill, are cleared after it), kLanes at a time on any
+// thread, each batch writing only its own columns i; progress reported as steps [done,
+// done + count) of `total`.
 template <class Engine, class Draw>
 Replicates replicate(const Engine& engine, size_t count, size_t done, size_t total, Draw draw) {
   const size_t n_runs = engine.runs(), cells = engine.groups() * engine.layout().width();
@@ -226,16 +227,14 @@ BootstrapResult run(const Engine& engine, const BootstrapOptions& o) {
   engine.compute(intervals_detail::Draws{}, &full);
   const size_t steps = b_count + jack.size();
   // Resample b draws from a random stream of its own, so that it is the same whichever
-  // thread computes it.
+  // thread computes it; a last batch of fewer than kLanes draws its other lanes too, and
+  // replicate() clears them.
   const Replicates boot = replicate(
-      engine, b_count, 0, steps, [&](size_t b, size_t lanes, uint8_t* counts, DrawBlocks* blocks) {
+      engine, b_count, 0, steps, [&](size_t b, size_t, uint8_t* counts, DrawBlocks* blocks) {
         detail::Random rng[kLanes] = {
             detail::Random::stream(o.seed, b), detail::Random::stream(o.seed, b + 1),
             detail::Random::stream(o.seed, b + 2), detail::Random::stream(o.seed, b + 3)};
-        if (lanes == kLanes)
-          return intervals_detail::draw_lanes(rng, engine.clusters(), counts, blocks);
-        for (size_t l = 0; l < lanes; ++l)
-          intervals_detail::draw(rng[l], engine.clusters(), counts + l, kLanes, blocks);
+        intervals_detail::draw_lanes(rng, engine.clusters(), counts, blocks);
       });
   // Jackknife value g: every cluster once but group g's.
   const Replicates left_out =

@@ -2,7 +2,7 @@
 engine's whole job.
 
     python bench/bench_spark_driver.py [--n 10000000 100000000] [--master local[2]]
-        [--driver-memory 1g] [--data DIR] [--commands evaluate diff] [--partitions N]
+        [--driver-memory 1g] [--data DIR] [--commands evaluate diff sample] [--partitions N]
 
 Inputs: for each `--n`, parts of 1e7 items (bench/synth.py: power-law truth clusters, an
 actual clustering with 10% of the items moved by splits and merges, weights and a country
@@ -18,7 +18,11 @@ files:
   (as Exp), slices=["country"]: its overall values, its per-country table, the ten
   largest flows, and both per-cluster tables and the flows written by Spark;
 - `diff in-process`: `clusterscore.diff` of the same files, the same levels (its tables
-  made, not written).
+  made, not written);
+- `sample spark`: `clusterscore.spark.sample_pairs`' work on the same Base and Exp with the
+  items table, 2,000 diff pairs and 500 stable pairs (its pairs' table on the driver),
+  and how many units the driver held for it (the cells the diff affects, and one more);
+- `sample in-process`: `clusterscore.sample_pairs` of the same files.
 
 Printed per job: seconds, the driver's Python peak RSS, and the JVM's (local mode: the
 driver's JVM runs the executors too, its heap capped by `--driver-memory`). Spark's own
@@ -81,28 +85,55 @@ def jvm_peak_bytes(spark) -> int:
     return 0
 
 
+def in_process(command: str, data: Path) -> None:
+    """The in-process engine's job `command` on the files in `data`."""
+    import clusterscore as cs
+
+    paths = [str(data / n) for n in ("truth", "actual", "items")]
+    if command == "sample":
+        cs.sample_pairs(paths[0], paths[1], 2000, 1, paths[2], stable_pairs=500).table  # noqa: B018
+        return
+    result = cs.evaluate(*paths) if command == "evaluate" else cs.diff(*paths)
+    result.overall  # noqa: B018 - computing it is the point
+    result.per_slice_table("country")
+    for side in result.roles:
+        result.per_cluster_table(side)
+    if command == "diff":
+        result.flows_table()
+
+
+def on_spark(command: str, read: list, out: dict[str, float]) -> None:
+    """The Spark engine's job `command` on the DataFrames `read` (truth, actual, items)."""
+    import clusterscore.spark as css
+
+    if command == "sample":
+        d = css.diff(*read, slices=[])
+        css.sample_from_diff(d, 2000, 1, stable_pairs=500).table  # noqa: B018
+        out["units"] = len(d.sampler[0].sources[2].table)
+        return
+    run = css.evaluate if command == "evaluate" else css.diff
+    result = run(*read, slices=["country"])
+    result.overall  # noqa: B018 - computing it is the point
+    result.per_slice_table("country")
+    with tempfile.TemporaryDirectory() as tmp:
+        for side in result.roles:
+            result.per_cluster(side).write.parquet(f"{tmp}/{side}")
+        if command == "diff":
+            result.largest_flows(10)
+            result.flows().write.parquet(f"{tmp}/flows")
+
+
 def child(job: str, data: Path, master: str, driver_memory: str, partitions: int | None) -> None:
     """Runs one job and prints its measures as JSON."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     out: dict[str, float] = {}
     command, engine = job.split(" ", 1)
     if engine == "in-process":
-        import clusterscore as cs
-
         start = time.perf_counter()
-        paths = [str(data / n) for n in ("truth", "actual", "items")]
-        result = cs.evaluate(*paths) if command == "evaluate" else cs.diff(*paths)
-        result.overall  # noqa: B018 - computing it is the point
-        result.per_slice_table("country")
-        for side in result.roles:
-            result.per_cluster_table(side)
-        if command == "diff":
-            result.flows_table()
+        in_process(command, data)
         out["seconds"] = time.perf_counter() - start
     else:
         from pyspark.sql import SparkSession
-
-        import clusterscore.spark as css
 
         builder = (
             SparkSession.builder.master(master)
@@ -115,16 +146,7 @@ def child(job: str, data: Path, master: str, driver_memory: str, partitions: int
         spark.sparkContext.setLogLevel("ERROR")
         read = [spark.read.parquet(str(data / n)) for n in ("truth", "actual", "items")]
         start = time.perf_counter()
-        run = css.evaluate if command == "evaluate" else css.diff
-        result = run(*read, slices=["country"])
-        result.overall  # noqa: B018 - computing it is the point
-        result.per_slice_table("country")
-        with tempfile.TemporaryDirectory() as tmp:
-            for side in result.roles:
-                result.per_cluster(side).write.parquet(f"{tmp}/{side}")
-            if command == "diff":
-                result.largest_flows(10)
-                result.flows().write.parquet(f"{tmp}/flows")
+        on_spark(command, read, out)
         out["seconds"] = time.perf_counter() - start
         out["jvm_peak"] = jvm_peak_bytes(spark)
         spark.stop()
@@ -150,8 +172,8 @@ def main() -> None:
     ap.add_argument("--driver-memory", default="1g")
     ap.add_argument("--local-max", type=int, default=10_000_000)
     ap.add_argument("--data", type=Path)
-    ap.add_argument("--commands", nargs="+", default=["evaluate", "diff"],
-                    choices=["evaluate", "diff"])  # fmt: skip
+    ap.add_argument("--commands", nargs="+", default=["evaluate", "diff", "sample"],
+                    choices=["evaluate", "diff", "sample"])  # fmt: skip
     ap.add_argument("--partitions", type=int)
     ap.add_argument("--child")
     args = ap.parse_args()
@@ -170,8 +192,9 @@ def main() -> None:
                     continue
                 m = run(job, data, args)
                 jvm = f", JVM peak {m['jvm_peak'] / gib:.2f} GiB" if "jvm_peak" in m else ""
+                units = f", {m['units']:,} units on the driver" if "units" in m else ""
                 print(f"n = {n:,} {job}: {m['seconds']:.1f} s, Python peak"
-                      f" {m['python_peak'] / gib:.2f} GiB{jvm}", flush=True)  # fmt: skip
+                      f" {m['python_peak'] / gib:.2f} GiB{jvm}{units}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

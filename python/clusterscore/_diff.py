@@ -100,6 +100,11 @@ class Diff(Comparison):
         distances, the masses of each pair class, the self pairs' known part."""
         return self._core.sample_totals()
 
+    def draws_needed(self, mode: Any) -> dict[str, Any]:
+        """The judged draws each stratum of a sample drawn in `mode` (the core's
+        SampleMode) needs to see its tails (DrawsNeeded)."""
+        return self._core.draws_needed(mode)
+
     @functools.cached_property
     def fingerprint(self) -> str:
         """Order-independent hashes of Base, Exp and the items table, as given (an

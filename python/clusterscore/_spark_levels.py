@@ -173,6 +173,13 @@ def _finish_batches(batches: Any, key: str, impact: bool) -> Any:
         yield from _finish_table(t, {"cluster_id": t.column(key)}, impact).to_batches()
 
 
+def changed_units() -> Any:
+    """Which of a diff's per-unit sums are of units whose cell the diff affects (its Base
+    cluster split or its Exp cluster merged, as the core flagged them): a Spark condition."""
+    F = _functions()
+    return (F.col(_SUM + _SPLIT) > 0) | (F.col(_SUM + _MERGED) > 0)
+
+
 class Levels:
     """The levels of clustering `roles[1]` of `units` (_Units) scored against `roles[0]`
     (called `names` in the results) in `scope` with `design` weights ("uniform" or
@@ -209,7 +216,8 @@ class Levels:
         total = self.coverage[f"{names[1]}_weight" if entities else "common_weight"]
         scale = _core.pair_scale(float(self.coverage["common_weight"]),
                                  int(self.coverage["common_items"]))  # fmt: skip
-        carried = [*self.keys, *units.slices, _ROW]
+        # A diff's sample takes the affected cells' units from here, their Σw² with them.
+        carried = [*self.keys, *units.slices, _ROW, *([_WEIGHT_SQ] if impact else [])]
         schema = rows.select(*carried).schema
         for name in _summed_columns(impact):
             schema = schema.add(name, "long" if name == _COUNT else "double")
@@ -329,9 +337,8 @@ class Levels:
         cluster) sharing items where either cluster changed (the units whose clusters the
         core flagged), with their items, weight and shares of each cluster's weight."""
         F = _functions()
-        changed = (F.col(_SUM + _SPLIT) > 0) | (F.col(_SUM + _MERGED) > 0)
         base, exp = self.keys
-        return self.sums.where(changed).groupBy(F.col(base).alias("base_cluster"),
+        return self.sums.where(changed_units()).groupBy(F.col(base).alias("base_cluster"),
                                                 F.col(exp).alias("exp_cluster")).agg(
             F.sum(_COUNT).alias("items"), F.sum(_WEIGHT).alias("weight"),
             *(F.sum(_SUM + c).alias(c) for c in ("share_of_base", "share_of_exp")),

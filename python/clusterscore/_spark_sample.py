@@ -11,10 +11,21 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._spark_io import _ITEM, _WEIGHT, _functions, _to_arrow
+from ._spark_io import (
+    _COUNT,
+    _ITEM,
+    _WEIGHT,
+    _WEIGHT_SQ,
+    _functions,
+    _to_arrow,
+    _unused_id,
+    engine_jobs,
+)
+from ._spark_levels import changed_units
 from ._spark_units import _Units
 
 if TYPE_CHECKING:
+    from ._diff import Diff
     from .spark import SparkDiff
 
 _KIND, _DRAW, _AT = "__cs_kind", "__cs_draw", "__cs_at"
@@ -30,11 +41,12 @@ def sample_from_diff(
 
     n, stable, mode = _sample.sample_request(pairs, seed, stable_pairs, distance_only)
     replicates = _sample._count(replicates, "replicates")
+    sampler, clusters = d.sampler
     try:
-        raw = d.core.sample_unit_pairs(n, stable, _sample.mode_of(mode), int(seed))
+        raw = sampler.core.sample_unit_pairs(n, stable, _sample.mode_of(mode), int(seed))
     except ValueError as e:
         raise ValueError(f"base vs exp: {e}") from None
-    item_i, item_j = _pick_items(d._spark, raw)
+    item_i, item_j = _pick_items(d._spark, clusters, raw)
     # A unit's two draws may be one item: a self pair, as the in-process sampler says.
     kinds, code = raw.kind.copy(), _sample.KINDS.index
     kinds[(kinds == code("stable")) & pc.equal(item_i, item_j).to_numpy(zero_copy_only=False)] = (
@@ -50,6 +62,46 @@ def sample_from_diff(
     table = _with_attributes(d._spark, _distinct_pairs(drawn))
     meta = _sample.sample_meta(d, mode, n, stable, seed, replicates)
     return _sample.PairSample(table, meta)
+
+
+def affected_cells(d: SparkDiff) -> tuple[Diff, dict[str, pa.ChunkedArray]]:
+    """The in-process diff a sample of `d` is drawn from, and per side its units' clusters.
+    Its units are the cells of common items that the diff affects (a Base cluster split or
+    an Exp cluster merged), in the order of their clusters' ids, then the other common
+    items as one unit in a cluster of its own on each side. Every pair lies in affected
+    cells: a split or merge pair's j in the row or column of i's cell, whose cells the diff
+    affects too; a stable pair's in i's cell. The other items keep T's weight, which every
+    pair's weight divides by. So the draws are those of every cell (the same positions
+    among the affected ones), and the driver holds what the diff changed, not the
+    clusterings."""
+    from . import _diff
+    from ._two_clusterings import Units
+
+    F = _functions()
+    u = d._spark
+    assert d._levels is not None
+    base, exp = d._levels.keys
+    sizes = [F.sum(c).alias(c) for c in (_COUNT, _WEIGHT, _WEIGHT_SQ)]
+    changed = changed_units()
+    with engine_jobs(u.session):
+        sums = d._levels.sums
+        cells = _to_arrow(sums.where(changed).groupBy(base, exp).agg(*sizes))
+        rest = _to_arrow(sums.where(~changed).agg(*sizes))
+    cells = cells.sort_by([(base, "ascending"), (exp, "ascending")])
+    if (rest.column(_COUNT)[0].as_py() or 0) > 0:
+        one = {base: [_unused_id(cells.column(base))], exp: [_unused_id(cells.column(exp))]}
+        for c in (_COUNT, _WEIGHT, _WEIGHT_SQ):
+            one[c] = rest.column(c).to_pylist()
+        cells = pa.concat_tables([cells, pa.table(one, schema=cells.schema)])
+    unit = pa.array(np.arange(cells.num_rows, dtype=np.int64))
+    sized = {c: cells.column(c) for c in (_COUNT, _WEIGHT_SQ)}
+    table = pa.table({u.item_col: unit, "weight": cells.column(_WEIGHT), **sized})
+    clusters = {"base": cells.column(base), "exp": cells.column(exp)}
+    base_side, exp_side = (pa.table({u.item_col: unit, u.cluster_col: clusters[r]})
+                           for r in ("base", "exp"))  # fmt: skip
+    diff = _diff.Diff(base_side, exp_side, Units(table, _COUNT, _WEIGHT_SQ), item_col=u.item_col,
+                      cluster_col=u.cluster_col)  # fmt: skip
+    return diff, clusters
 
 
 def _distinct_pairs(drawn: pa.Table) -> pa.Table:
@@ -72,32 +124,32 @@ def _distinct_pairs(drawn: pa.Table) -> pa.Table:
     )  # fmt: skip
 
 
-def _pick_items(u: _Units, raw: Any) -> tuple[pa.Array, pa.Array]:
-    """The items the draws land on: each drawn unit's items in the order of their ids, the
-    core picking the one at the draw's position (in the Spark worker holding the unit)."""
+def _pick_items(
+    u: _Units, clusters: dict[str, pa.ChunkedArray], raw: Any
+) -> tuple[pa.Array, pa.Array]:
+    """The items the draws land on: each drawn unit's items (its cell's, `clusters` giving
+    each unit's on each side) in the order of their ids, the core picking the one at the
+    draw's position (in the Spark worker holding the cell)."""
     F = _functions()
     ca, cb = u.cluster_cols
     draws = len(raw.unit_i)
     units = np.concatenate([raw.unit_i, raw.unit_j]).astype(np.int64)
     wanted = pa.table(
         {
-            ca: u.clusters["base"].take(units), cb: u.clusters["exp"].take(units),
+            ca: clusters["base"].take(units), cb: clusters["exp"].take(units),
             _KIND: pa.array(np.ones(len(units), np.int8)),
             _WEIGHT: pa.nulls(len(units), pa.float64()),
             _AT: np.concatenate([raw.at_i, raw.at_j]),
             _DRAW: np.arange(len(units), dtype=np.int64),
         }
     )  # fmt: skip
-    members = u.items_in(u.roles).select(
+    item_type = u.items.schema[_ITEM].dataType.simpleString()
+    asked = u.session.createDataFrame(wanted).withColumn(_ITEM, F.lit(None).cast(item_type))
+    members = _cells_items(u, asked.select(ca, cb).distinct()).select(
         ca, cb, F.lit(0).cast("byte").alias(_KIND), _ITEM, _WEIGHT,
         F.lit(None).cast("double").alias(_AT), F.lit(None).cast("long").alias(_DRAW),
     )  # fmt: skip
-    item_type = u.items.schema[_ITEM].dataType.simpleString()
-    asked = (
-        u.session.createDataFrame(wanted)
-        .withColumn(_ITEM, F.lit(None).cast(item_type))
-        .select(*members.columns)
-    )
+    asked = asked.select(*members.columns)
     both = members.unionByName(asked).repartition(ca, cb)
     # Within each unit: its items by id first, then its draws.
     ordered = both.sortWithinPartitions(ca, cb, _KIND, _ITEM, _DRAW)
@@ -111,6 +163,28 @@ def _pick_items(u: _Units, raw: Any) -> tuple[pa.Array, pa.Array]:
     at[picked.column(_DRAW).to_numpy()] = np.arange(picked.num_rows)
     chosen = picked.column(_ITEM).take(pa.array(at))
     return chosen.slice(0, draws).combine_chunks(), chosen.slice(draws).combine_chunks()
+
+
+def _cells_items(u: _Units, cells: Any) -> Any:
+    """The items of `cells` (a small Spark DataFrame of Base and Exp cluster pairs): id,
+    both clusters and weight, read from the inputs where they lie. Each input is first cut
+    to the clusters named (a broadcast), so that only the drawn cells' items are shuffled,
+    not every input gathered by item again."""
+    F = _functions()
+    sides = []
+    for role, c in zip(u.roles, u.cluster_cols, strict=True):
+        rows = u.frames[role].select(F.col(u.item_col).alias(_ITEM), F.col(u.cluster_col).alias(c))
+        sides.append(rows.join(F.broadcast(cells.select(c).distinct()), c, "left_semi"))
+    members = sides[0].join(sides[1], _ITEM).join(F.broadcast(cells), list(u.cluster_cols),
+                                                  "left_semi")  # fmt: skip
+    if u.items_frame is None or not u.weighted:
+        return members.withColumn(_WEIGHT, F.lit(1.0))
+    weights = u.items_frame.select(F.col(u.item_col).alias(_ITEM),
+                                   F.col(u.weight_col).cast("double").alias(_WEIGHT))  # fmt: skip
+    found = weights.join(F.broadcast(members.select(_ITEM)), _ITEM, "left_semi")
+    # An item without an items-table row weighs 1, as everywhere.
+    weight = F.coalesce(F.col(_WEIGHT), F.lit(1.0)).alias(_WEIGHT)
+    return members.join(found, _ITEM, "left").select(_ITEM, *u.cluster_cols, weight)
 
 
 def _pick_in_partition(batches: Any, keys: tuple[str, str]) -> Any:

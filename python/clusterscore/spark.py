@@ -43,7 +43,7 @@ from ._spark_io import (
     session,
 )
 from ._spark_levels import Levels
-from ._spark_sample import sample_from_diff
+from ._spark_sample import affected_cells, sample_from_diff
 from ._spark_units import _fingerprint, _Units
 
 __all__ = [
@@ -289,8 +289,8 @@ class SparkDiff(_OnSpark, _diff.Diff):
 
     The levels, the summary, the coverage, the flows and the per-item values are made by
     Spark and the core where the units are (docs/spark.md). A sample of pairs brings the
-    units to the driver the first time it is asked for. The units and their per-unit sums stay
-    cached in Spark until `unpersist()`."""
+    cells the diff affects to the driver the first time it is asked for (`sampler`). The
+    units and their per-unit sums stay cached in Spark until `unpersist()`."""
 
     def __init__(self, units: _Units) -> None:
         """The difference from `units`' base clustering to its exp one."""
@@ -303,6 +303,29 @@ class SparkDiff(_OnSpark, _diff.Diff):
         u = self._spark
         _diff.Diff.__init__(self, u.sides["base"], u.sides["exp"], u.units(),
                             item_col=u.item_col, cluster_col=u.cluster_col)  # fmt: skip
+
+    @property
+    def columns(self) -> tuple[str, str, str]:
+        """The names of the item id, cluster id and weight columns."""
+        u = self._spark
+        return u.item_col, u.cluster_col, u.weight_col
+
+    @functools.cached_property
+    def sampler(self) -> tuple[_diff.Diff, dict[str, pa.ChunkedArray]]:
+        """What a sample of pairs is drawn from: an in-process diff of the cells that this
+        one affects (the other common items as one unit), and per side its units' clusters
+        (_spark_sample.affected_cells). Made the first time a sample asks for it."""
+        return affected_cells(self)
+
+    @functools.cached_property
+    def sample_totals(self) -> dict[str, Any]:
+        """The population totals a pair sample's estimates need, from the sampler's diff."""
+        return self.sampler[0].sample_totals
+
+    def draws_needed(self, mode: Any) -> dict[str, Any]:
+        """The judged draws each stratum of a sample drawn in `mode` needs, from the
+        sampler's diff."""
+        return self.sampler[0].draws_needed(mode)
 
     @property
     def overall(self) -> dict[str, float | None]:

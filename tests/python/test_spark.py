@@ -541,6 +541,42 @@ def test_sample_same_columns_and_estimates(spark, tmp_path) -> None:
     assert len(est) > 0
 
 
+def test_sample_draws_from_the_affected_cells_alone(spark) -> None:
+    """A sample brings the cells the diff affects to the driver, the other common items as
+    one unit, and draws there what it would draw from every cell: the same cells, kinds,
+    positions and weights, draw by draw."""
+    import numpy as np
+
+    from clusterscore import _sample
+
+    d = random_items(17)
+    base = d["base"]  # Exp: Base with one item in forty moved to another cluster
+    moved = base.item_id % 40 == 0
+    elsewhere = base.cluster_id.shift(3, fill_value="c0")
+    d["exp"] = base.assign(cluster_id=base.cluster_id.where(~moved, elsewhere))
+    s = frames(spark, d)
+    diff = css.diff(s["base"], s["exp"], s["items"], slices=[])
+    sampler, clusters = diff.sampler
+    mode = _sample.mode_of("stratified")
+    got = sampler.core.sample_unit_pairs(3000, 900, mode, 8)
+    want = diff.core.sample_unit_pairs(3000, 900, mode, 8)  # every unit on the driver
+    every = diff._spark.clusters
+    for side in ("i", "j"):
+        for role in ("base", "exp"):
+            g = clusters[role].take(pa.array(getattr(got, f"unit_{side}").astype(np.int64)))
+            w = every[role].take(pa.array(getattr(want, f"unit_{side}").astype(np.int64)))
+            assert g.equals(w)
+        assert np.array_equal(getattr(got, f"at_{side}"), getattr(want, f"at_{side}"))
+    for field in ("kind", "stratum", "U_i", "B_i", "E_i"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field
+    cells = diff.flows_table()  # one row per affected cell
+    assert len(sampler.sources[2].table) == len(cells) + 1 < len(diff._spark.table) / 2
+    assert_same_dict(diff.sample_totals, diff.core.sample_totals())
+    for m in ("plain", "stratified", "distance_only"):
+        need = _sample.mode_of(m)
+        assert diff.draws_needed(need) == diff.core.draws_needed(need)
+
+
 def test_sample_errors(spark) -> None:
     d = random_items(16)
     s = frames(spark, d)

@@ -35,7 +35,7 @@ from ._cli_score import named_runs
 from ._curve import SPLINK_COLUMNS, ThresholdCurve, threshold_curve
 from ._options import ScoreOptions
 from ._output import file_part
-from .cli import Outputs, command, header, show_json, staged, wrote
+from .cli import Outputs, command, header, put, show_json, staged, wrote
 
 # The curve's columns shown on screen (every one is in the files).
 SHOWN = ["threshold", "clusters", "precision", "recall", "f1", "f1_of_means", "pair_precision",
@@ -166,10 +166,9 @@ def curve(
     outputs.write(curves)
     if staging is not None:
         with progress.step(f"writing {out}"):
-            report.write_json(staging / "summary.json", summary)
+            put(staging, "summary.json", summary)
             for name, c in curves.items():
-                report.write_parquet(staging / f"curve_{file_part(name)}.parquet",
-                                     _arrow(c.curve))  # fmt: skip
+                put(staging, f"curve_{file_part(name)}.parquet", _arrow(c.curve))
         wrote(json_out, f"{out}/summary.json and a Parquet curve per model")
 
 

@@ -45,9 +45,11 @@ SliceOpt = Annotated[
     typer.Option("--slice", help="An items-table column to report per value; repeat for several."),
 ]
 OutOpt = Annotated[
-    Path | None,
+    str | None,
     typer.Option(
-        "--out", help="Directory to write summary.json and Parquet tables to (created if needed)."
+        "--out",
+        help="Directory to write summary.json and Parquet tables to (created if needed); with"
+        " --engine spark also a lake path (s3a://..., abfss://..., hdfs://...).",
     ),
 ]
 QuietOpt = Annotated[

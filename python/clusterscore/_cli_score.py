@@ -58,8 +58,10 @@ from .cli import (
     _per_item,
     _write,
     command,
+    for_lake,
     header,
     inputs,
+    put,
     show_json,
     staged,
     wrote,
@@ -124,7 +126,6 @@ def evaluate(
     metrics...) with bootstrap intervals, per-slice tables, and the truth and actual
     clusters that lose the most."""
     requirements = gates.parse_requirements(require)
-    staging = staged(out)
     outputs = Outputs(report_path, png, json_out)
     options = ScoreOptions(
         truth_scope=truth_scope.value, cluster_weights=cluster_weights, confidence=confidence,
@@ -135,6 +136,7 @@ def evaluate(
         engine, spark_master, (item_col, cluster_col), [truth, actual, items],
         weight_col, verbose,
     )  # fmt: skip
+    staging = staged(out, engine)
     result = evaluate_on(read(truth), read(actual), read(items, items=True), engine=engine.value,
                          slices=slice_ or [], **options.keywords())  # fmt: skip
     estimation = report.estimation_summary(result)
@@ -176,7 +178,7 @@ def evaluate(
         outputs.write(result, slices)
         if staging is not None:
             with progress.step(f"writing {out}"):
-                tables = {} if per_item_written else {"per_item": _per_item(result)}
+                tables = {} if per_item_written else {"per_item": _per_item_out(result, staging)}
                 _write(staging, summary, tables, clusters, slices)
                 if per_item_written:
                     per_item_written()
@@ -185,7 +187,13 @@ def evaluate(
     _fail_on(checked)
 
 
-def _per_item_meanwhile(staging: Path | None, result: Any) -> Any:
+def _per_item_out(result: Any, staging: Any) -> Any:
+    """The per-item table as --out writes it: for a lake path a Spark DataFrame (written by
+    Spark's writer), else its batches."""
+    return result.per_item() if for_lake(staging) else _per_item(result)
+
+
+def _per_item_meanwhile(staging: Any, result: Any) -> Any:
     """With --out and the in-process engine, the per-item table written on a thread
     while the bootstrap and the other tables are made (report.parquet_meanwhile), whose
     function to wait for it is given; else None, and the table is written with the
@@ -308,7 +316,6 @@ def compare(
     paired bootstrap that resamples the truth's clusters (the same draws for every run).
     Deltas whose interval excludes 0 are marked ▲ (better) or ▼ (worse)."""
     gated = gates.parse_metrics(fail_if_worse)
-    staging = staged(out)
     outputs = Outputs(report_path, png, json_out)
     named = named_runs(runs)
     options = ScoreOptions(
@@ -320,6 +327,7 @@ def compare(
         engine, spark_master, (item_col, cluster_col), [truth, *named.values(), items],
         weight_col, verbose,
     )  # fmt: skip
+    staging = staged(out, engine)
     frames = {name: read(path) for name, path in named.items()}
     result = compare_on(read(truth), frames, read(items, items=True), engine=engine.value,
                         slices=slice_ or [], **options.keywords())  # fmt: skip
@@ -367,10 +375,10 @@ def compare(
     outputs.write(result, slices)
     if staging is not None:
         with progress.step(f"writing {out}"):
-            report.write_json(staging / "summary.json", summary)
-            report.write_parquet(staging / "deltas.parquet", overall)
+            put(staging, "summary.json", summary)
+            put(staging, "deltas.parquet", overall)
             for name, table in slices.items():
-                report.write_parquet(staging / f"deltas_{file_part(name)}.parquet", table)
+                put(staging, f"deltas_{file_part(name)}.parquet", table)
         wrote(json_out, f"{out}/summary.json and Parquet tables")
     _fail_on(checked)
 
@@ -448,13 +456,13 @@ def diff(
 ) -> None:
     """Measure exactly how EXP differs from BASE: coverage, split and merge distances and
     rates, affected items, per-slice tables, and the clusters that changed the most."""
-    staging = staged(out)
     outputs = Outputs(report_path, png, json_out)
     columns = dict(item_col=item_col, cluster_col=cluster_col, weight_col=weight_col)
     read = spark_reader(
         engine, spark_master, (item_col, cluster_col), [base, exp, items],
         weight_col, verbose,
     )  # fmt: skip
+    staging = staged(out, engine)
     result = diff_on(read(base), read(exp), read(items, items=True), engine=engine.value,
                      slices=slice_ or [], **columns)  # fmt: skip
     slices = {s: result.per_slice_table(s) for s in slice_ or []}
@@ -481,7 +489,8 @@ def diff(
     outputs.write(result, slices)
     if staging is not None:
         with progress.step(f"writing {out}"):
-            tables = {"per_item": _per_item(result), "flows": result.flows_parts()}
+            flows = result.flows() if for_lake(staging) else result.flows_parts()
+            tables = {"per_item": _per_item_out(result, staging), "flows": flows}
             _write(staging, summary, tables, clusters, slices)
         wrote(json_out, f"{out}/summary.json and Parquet tables")
 
@@ -492,6 +501,8 @@ def _collected_clusters(result: Any, staging: Any) -> dict[str, Any]:
     (_shown_clusters)."""
     if staging is None:
         return {}
+    if for_lake(staging):  # Spark DataFrames, for Spark's writer
+        return {side: result.per_cluster(side) for side in result.roles}
     return {side: result.per_cluster_parts(side) for side in result.roles}
 
 

@@ -100,10 +100,10 @@ class Diff(Comparison):
         distances, the masses of each pair class, the self pairs' known part."""
         return self._core.sample_totals()
 
-    def draws_needed(self, mode: Any) -> dict[str, Any]:
-        """The judged draws each stratum of a sample drawn in `mode` (the core's
-        SampleMode) needs to see its tails (DrawsNeeded)."""
-        return self._core.draws_needed(mode)
+    def draws_needed(self, mode: str) -> dict[str, Any]:
+        """The judged draws each stratum of a sample drawn in `mode` ("plain",
+        "stratified", "distance_only") needs to see its tails."""
+        return self._core.draws_needed(getattr(_core.SampleMode, mode))
 
     @functools.cached_property
     def fingerprint(self) -> str:

@@ -19,8 +19,10 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from . import _stops as stops
+from ._lake import LakeFolder, mangled_url
 
 _TAG = "clusterscore"
 
@@ -28,6 +30,10 @@ _TAG = "clusterscore"
 def _check_writable(path: Path, *, directory: bool) -> Path:
     """`path` with a link to an existing target resolved; raises ValueError now, before
     hours of work, if it cannot be written later."""
+    if mangled_url(str(path)):
+        raise ValueError(
+            f"{path}: names a URL; this output is written on this machine: name a local path"
+        )
     if path.is_symlink():
         if not path.exists():
             raise ValueError(f"{path}: is a link to {os.readlink(path)}, which does not exist")
@@ -139,8 +145,9 @@ class Staging:
 
     def __init__(self) -> None:
         self._moves: list[tuple[Path, Path, bool]] = []  # (staged, target, is folder)
+        self._lakes: list[LakeFolder] = []  # folders written through Spark (_lake.py)
         self._locks: list[_Lock] = []
-        self._targets: list[Path] = []  # every output claimed, to name in messages
+        self._targets: list[Path | str] = []  # every output claimed, to name in messages
 
     def _claim(self, target: Path) -> None:
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -180,7 +187,16 @@ class Staging:
         _as_if_created(Path(name), 0o666)
         return Path(name)
 
-    def targets(self) -> list[Path]:
+    def lake(self, session: Any, url: str, keeps: tuple[str, ...]) -> LakeFolder:
+        """A staging folder beside the lake path `url` that becomes it (written through
+        `session`'s file system; `keeps` as for folder())."""
+        with stops.held(drop=False):  # as in folder()
+            folder = LakeFolder(session, url, keeps)
+            self._lakes.append(folder)
+            self._targets.append(url)
+        return folder
+
+    def targets(self) -> list[Path | str]:
         """Every output claimed (put in place or discarded since)."""
         return list(self._targets)
 
@@ -198,6 +214,9 @@ class Staging:
                 else:
                     os.replace(staged, target)
             self._moves.clear()
+            for lake in self._lakes:
+                lake.commit()
+            self._lakes.clear()
             self._release()
 
     def discard(self) -> None:
@@ -209,6 +228,10 @@ class Staging:
                 else:
                     staged.unlink(missing_ok=True)
             self._moves.clear()
+            for lake in self._lakes:
+                with contextlib.suppress(Exception):  # Spark may be gone: nothing to do then
+                    lake.discard()
+            self._lakes.clear()
             self._release()
 
     def _release(self) -> None:

@@ -353,8 +353,13 @@ def records(table: pa.Table) -> list[dict[str, Any]]:
     return json_safe(table.to_pylist())
 
 
+def json_text(data: dict[str, Any]) -> str:
+    """summary.json's text: JSON safe (no NaN), indented."""
+    return json.dumps(json_safe(data), indent=2, allow_nan=False) + "\n"
+
+
 def write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(json_safe(data), indent=2, allow_nan=False) + "\n")
+    path.write_text(json_text(data))
 
 
 def ahead(batches: Iterable[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:

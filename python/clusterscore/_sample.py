@@ -364,7 +364,7 @@ def sample_meta(
         "format": _FORMAT, "mode": mode, "pairs": pairs, "stable_pairs": stable,
         "seed": int(seed), "totals": d.sample_totals, "fingerprint": d.fingerprint,
         "item_col": d.columns[0], "replicates": replicates,
-        "draws_needed": d.draws_needed(mode_of(mode)),
+        "draws_needed": d.draws_needed(mode),
     }  # fmt: skip
 
 

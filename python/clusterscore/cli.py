@@ -19,6 +19,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
+import pyarrow as pa
 import typer
 
 from . import _progress as progress
@@ -30,6 +31,7 @@ from ._estimates import CommonScopeWarning
 from ._evaluate import Evaluation
 from ._io import EXHAUSTED
 from ._io_source import DELIMITER
+from ._lake import LakeFolder, is_lake
 from ._output import Staging, file_part
 from ._terms import command_line
 from ._threads import set_threads
@@ -166,10 +168,21 @@ def _stage() -> Staging:
     return _staging
 
 
-def staged(out: Path | None) -> Path | None:
+def staged(out: str | None, engine: Any = None) -> Path | LakeFolder | None:
     """--out, checked and claimed now (before the work): the hidden folder to write into,
-    which becomes --out when the command is done."""
-    return None if out is None else _stage().folder(out, _OUT_FILES)
+    which becomes --out when the command is done. A lake path (scheme://...) is written
+    through Spark (`engine` Engine.spark, its session started), as a LakeFolder."""
+    if out is None:
+        return None
+    if not is_lake(out):
+        return _stage().folder(Path(out), _OUT_FILES)
+    if getattr(engine, "value", None) != "spark":
+        how = "add --engine spark" if engine is not None else "this command runs on this machine"
+        raise ValueError(f"--out {out}: a lake path is written by Spark; {how}, or name a"
+                         " local folder")  # fmt: skip
+    from pyspark.sql import SparkSession
+
+    return _stage().lake(SparkSession.getActiveSession(), out, _OUT_FILES)
 
 
 # What --out folders hold: an existing one with anything else is not replaced.
@@ -283,15 +296,39 @@ def _per_item(result: Evaluation | Diff) -> Iterator[Any]:
     return progress.counted(result.per_item_batches(), int(result.coverage["common_items"]))
 
 
-def _write(out: Path, summary: dict, tables: dict, clusters: dict, slices: dict) -> None:
-    """summary.json, then one Parquet file per table, per cluster of each side, per slice."""
-    report.write_json(out / "summary.json", summary)
+def _write(
+    out: Path | LakeFolder, summary: dict, tables: dict, clusters: dict, slices: dict
+) -> None:  # fmt: skip
+    """summary.json, then one Parquet table per table, per cluster of each side, per slice."""
+    put(out, "summary.json", summary)
     for name, table in tables.items():
-        report.write_parquet(out / f"{name}.parquet", table)
+        put(out, f"{name}.parquet", table)
     for side, table in clusters.items():
-        report.write_parquet(out / f"per_{side}_cluster.parquet", table)
+        put(out, f"per_{side}_cluster.parquet", table)
     for name, table in slices.items():
-        report.write_parquet(out / f"per_slice_{file_part(name)}.parquet", table)
+        put(out, f"per_slice_{file_part(name)}.parquet", table)
+
+
+def put(out: Path | LakeFolder, name: str, data: Any) -> None:
+    """Output `name` of an --out folder: summary.json (a dict), or a Parquet table from an
+    Arrow table, from batches, or (a lake's) from a Spark DataFrame by Spark's writer, which
+    makes it a folder of Parquet files."""
+    if isinstance(out, Path):
+        if name.endswith(".json"):
+            report.write_json(out / name, data)
+        else:
+            report.write_parquet(out / name, data)
+    elif name.endswith(".json"):
+        out.write_bytes(name, report.json_text(data).encode())
+    elif isinstance(data, pa.Table):
+        out.write_table(name, data)
+    else:
+        data.write.parquet(out.path(name))
+
+
+def for_lake(staging: Any) -> bool:
+    """Whether --out names a lake path: its large tables go as Spark DataFrames (put)."""
+    return isinstance(staging, LakeFolder)
 
 
 def _spark_message(e: BaseException) -> str:

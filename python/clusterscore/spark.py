@@ -322,9 +322,9 @@ class SparkDiff(_OnSpark, _diff.Diff):
         """The population totals a pair sample's estimates need, from the sampler's diff."""
         return self.sampler[0].sample_totals
 
-    def draws_needed(self, mode: Any) -> dict[str, Any]:
-        """The judged draws each stratum of a sample drawn in `mode` needs, from the
-        sampler's diff."""
+    def draws_needed(self, mode: str) -> dict[str, Any]:
+        """The judged draws each stratum of a sample drawn in `mode` ("plain",
+        "stratified", "distance_only") needs, from the sampler's diff."""
         return self.sampler[0].draws_needed(mode)
 
     @property

@@ -400,26 +400,75 @@ def test_cli_engine_spark_says_and_writes_what_local_does(run_cli, tmp_path, com
     spark = run_cli(command, first, runs[1], "--items", items, *options, "--out",
                     tmp_path / "spark", "--engine", "spark",
                     "--spark-master", "local[2]")  # fmt: skip
+    # A lake path (here file://): the large tables written by Spark's writer, as folders.
+    lake = run_cli(command, *runs, "--items", data / "items.csv", *options, "--out",
+                   f"file://{tmp_path}/lake/out", "--engine", "spark",
+                   "--spark-master", "local[2]")  # fmt: skip
     assert local.returncode == 0, local.stderr
     assert spark.returncode == 0, spark.stderr
+    assert lake.returncode == 0, lake.stderr
     want, got = _without_engine(json.loads(local.stdout)), _without_engine(json.loads(spark.stdout))
     assert_close(want, got)
+    assert_close(want, _without_engine(json.loads(lake.stdout)))
+    summary = {e: _without_engine(json.loads((tmp_path / e / "summary.json").read_text()))
+               for e in ("local", "lake/out")}  # fmt: skip
+    assert_close(summary["local"], summary["lake/out"])
     names = sorted(p.name for p in (tmp_path / "local").iterdir())
     assert names == sorted(p.name for p in (tmp_path / "spark").iterdir())
+    assert names == sorted(p.name for p in (tmp_path / "lake" / "out").iterdir())
+    assert [p.name for p in (tmp_path / "lake").iterdir()] == ["out"]  # no staging left
     roles = ("truth", "actual") if command == "evaluate" else ("base", "exp")
     want = pd.read_parquet(tmp_path / "local" / "per_item.parquet")
-    got = pd.read_parquet(tmp_path / "spark" / "per_item.parquet")
-    assert_same(want, got, ["item_id", *(f"{r}_cluster" for r in roles)])
+    for e in ("spark", "lake/out"):
+        got = pd.read_parquet(tmp_path / e / "per_item.parquet")
+        assert_same(want, got, ["item_id", *(f"{r}_cluster" for r in roles)])
     # Spark's tables are written as they are fetched, in the order of the collected ones.
     for role in roles:
-        want, got = (pd.read_parquet(tmp_path / e / f"per_{role}_cluster.parquet")
-                     for e in ("local", "spark"))  # fmt: skip
+        want, got, lake_got = (pd.read_parquet(tmp_path / e / f"per_{role}_cluster.parquet")
+                               for e in ("local", "spark", "lake/out"))  # fmt: skip
         assert_same(want, got, ["cluster_id"])
+        assert_same(want, lake_got, ["cluster_id"])
         assert list(got["cluster_id"]) == sorted(got["cluster_id"])
     if command == "diff":
-        want, got = (pd.read_parquet(tmp_path / e / "flows.parquet") for e in ("local", "spark"))
+        want, got, lake_got = (pd.read_parquet(tmp_path / e / "flows.parquet")
+                               for e in ("local", "spark", "lake/out"))  # fmt: skip
         assert_same(want, got, ["base_cluster", "exp_cluster"])
+        assert_same(want, lake_got, ["base_cluster", "exp_cluster"])
         assert list(got["weight"]) == sorted(got["weight"], reverse=True)
+
+
+def test_cli_lake_out_refusals(run_cli, tmp_path) -> None:
+    """A lake path is written by Spark only; one that holds files clusterscore did not
+    write is refused before any work, as a local folder is; a run that fails leaves nothing
+    there, and another run replaces an earlier output whole."""
+    data = EXAMPLE
+    args = ["evaluate", data / "truth.csv", data / "actual.csv", "--items", data / "items.csv",
+            "--no-intervals", "-q"]  # fmt: skip
+    spark = ["--engine", "spark", "--spark-master", "local[2]"]
+    url = f"file://{tmp_path}/lake/out"
+    local = run_cli(*args, "--out", url)
+    assert local.returncode == 2
+    assert local.stderr == (
+        f"error: --out {url}: a lake path is written by Spark; add --engine spark, or name a"
+        " local folder\n"
+    )
+    sample = run_cli("sample", data / "actual.csv", data / "actual_v2.csv", "--pairs", "5",
+                     "--seed", "1", "--out", "s3a://bucket/s.parquet")  # fmt: skip
+    assert sample.returncode == 2
+    assert "names a URL; this output is written on this machine" in sample.stderr
+    assert not (Path.cwd() / "s3a:").exists()
+    (tmp_path / "lake" / "out").mkdir(parents=True)
+    (tmp_path / "lake" / "out" / "notes.txt").write_text("mine")
+    theirs = run_cli(*args, "--out", url, *spark)
+    assert theirs.returncode == 2
+    assert "holds 'notes.txt', which clusterscore did not write" in theirs.stderr
+    assert sorted(p.name for p in (tmp_path / "lake").iterdir()) == ["out"]
+    (tmp_path / "lake" / "out" / "notes.txt").unlink()
+    (tmp_path / "lake" / "out" / "summary.json").write_text("{}")  # an earlier run's
+    failed = run_cli(*args, "--slice", "no_such_column", "--out", url, *spark)
+    assert failed.returncode == 2, failed.stderr
+    assert [p.name for p in (tmp_path / "lake" / "out").iterdir()] == ["summary.json"]
+    assert sorted(p.name for p in (tmp_path / "lake").iterdir()) == ["out"]
 
 
 @pytest.mark.parametrize(
@@ -573,8 +622,7 @@ def test_sample_draws_from_the_affected_cells_alone(spark) -> None:
     assert len(sampler.sources[2].table) == len(cells) + 1 < len(diff._spark.table) / 2
     assert_same_dict(diff.sample_totals, diff.core.sample_totals())
     for m in ("plain", "stratified", "distance_only"):
-        need = _sample.mode_of(m)
-        assert diff.draws_needed(need) == diff.core.draws_needed(need)
+        assert diff.draws_needed(m) == diff.core.draws_needed(_sample.mode_of(m))
 
 
 def test_sample_errors(spark) -> None:

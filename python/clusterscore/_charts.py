@@ -75,28 +75,41 @@ def deltas(df: pd.DataFrame, title: str, by: str | None = None) -> Any:
     return alt.layer(zero, chart)
 
 
-def size_distribution(per_cluster: dict[str, pd.DataFrame], title: str) -> Any:
-    """How many clusters of each size bucket each side has."""
+def size_sums(per_cluster: pd.DataFrame) -> pd.DataFrame:
+    """Per size bucket of a per-cluster table (`size`, every bucket, in order): how many
+    clusters, and for precision and recall where the table has them, the sum of the
+    clusters' values and how many have one. Sums, so that those of the parts of a table
+    (an engine's partitions) add up to the table's."""
+    bucket = size_bucket(per_cluster["items"])
+    clusters = per_cluster.groupby(bucket, observed=False).size()
+    out = pd.DataFrame({"clusters": clusters.astype(np.float64)})
+    for m in ("precision", "recall"):
+        if m in per_cluster:
+            values = per_cluster[m].astype(np.float64).groupby(bucket, observed=False)
+            out[f"{m}_sum"], out[f"{m}_count"] = values.sum(), values.count().astype(np.float64)
+    return out.rename_axis("size").reset_index().astype({"size": str})
+
+
+def size_distribution(sizes: dict[str, pd.DataFrame], title: str) -> Any:
+    """How many clusters of each size bucket each side has (`sizes`: size_sums per side)."""
     alt = _alt()
-    parts = []
-    for side, df in per_cluster.items():
-        counts = size_bucket(df["items"]).value_counts(sort=False)
-        parts.append(pd.DataFrame({"side": side, "size": counts.index.astype(str),
-                                   "clusters": counts.to_numpy()}))  # fmt: skip
-    data = pd.concat(parts, ignore_index=True)
+    data = pd.concat([pd.DataFrame({"side": side, "size": df["size"], "clusters": df["clusters"]})
+                      for side, df in sizes.items()], ignore_index=True)  # fmt: skip
     return _by_bucket(data, "side", alt.Y("clusters:Q"), "cluster size (items)", title)
 
 
-def by_size(truth_clusters: pd.DataFrame, title: str) -> Any:
-    """Precision and recall of truth clusters by their size: the mean over the clusters
-    of each size bucket (each cluster's value is its items' weighted mean)."""
+def by_size(truth_sizes: pd.DataFrame, title: str) -> Any:
+    """Precision and recall of truth clusters by their size (`truth_sizes`: size_sums):
+    the mean over the clusters of each size bucket that has some (each cluster's value is
+    its items' weighted mean)."""
     alt = _alt()
-    df = truth_clusters.assign(size=size_bucket(truth_clusters["items"]).astype(str))
     rows = []
-    for size, part in df.groupby("size", sort=False):
+    for r in truth_sizes[truth_sizes["clusters"] > 0].itertuples(index=False):
         for m in ("precision", "recall"):
-            rows.append({"size": size, "metric": m, "mean over clusters": part[m].mean(),
-                         "clusters": len(part)})  # fmt: skip
+            count = getattr(r, f"{m}_count")
+            mean = getattr(r, f"{m}_sum") / count if count > 0 else np.nan
+            rows.append({"size": r.size, "metric": m, "mean over clusters": mean,
+                         "clusters": int(r.clusters)})  # fmt: skip
     y = alt.Y("mean over clusters:Q", scale=alt.Scale(domain=[0, 1]))
     return _by_bucket(pd.DataFrame(rows), "metric", y, "truth cluster size (items)", title)
 

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _arrays, _core, _engine
 from ._notebook import headline, result_html
@@ -88,6 +89,12 @@ class Diff(Comparison):
         """flows_table() as a writer takes it: here the table itself (an engine whose
         tables are elsewhere gives batches, in the same order)."""
         return self.flows_table()
+
+    def flows_of(self, base: pa.Array) -> pa.Table:
+        """The flows of the Base clusters `base`, in flows_table()'s order."""
+        flows = self.flows_table()
+        column = flows.column("base_cluster")
+        return flows.filter(pc.is_in(column, value_set=base.cast(column.type)))
 
     def largest_flows(self, n: int) -> tuple[pa.Table, int]:
         """The `n` largest flows (flows_table()'s first rows) and how many flows there are."""

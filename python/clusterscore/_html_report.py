@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 from . import _charts as C
 from . import _format as F
@@ -261,14 +262,14 @@ def _evaluation_details(page: Page, ev: Evaluation, slices: Sequence[str]) -> No
             f"Precision, recall and F1 per {name}"))  # fmt: skip
         page.table(by, _noted(by, [name, "metric", "estimate", "std_error", "ci_low", "ci_high"]),
                    labels=[name, "metric"])  # fmt: skip
-    clusters = {side: ev.per_cluster_table(side).to_pandas() for side in ev.roles}
+    # Only what the page shows of the per-cluster tables: sums by size, the worst 50.
+    sizes = {side: ev.summed_clusters(side, C.size_sums) for side in ev.roles}
     page.section("By cluster size")
-    page.chart("by-size", C.by_size(clusters["truth"], "Truth clusters: precision and recall"))
-    page.chart("sizes", C.size_distribution(clusters, "Cluster sizes"))
+    page.chart("by-size", C.by_size(sizes["truth"], "Truth clusters: precision and recall"))
+    page.chart("sizes", C.size_distribution(sizes, "Cluster sizes"))
     for side, rate, metric in (("truth", "under_merge_rate", "recall"),
                                ("actual", "over_merge_rate", "precision")):  # fmt: skip
-        df = clusters[side]
-        worst = R.worst(df, rate, n=50)
+        worst = ev.picked_clusters(side, functools.partial(R.worst, rate=rate, n=50))
         page.section(f"Worst {side} clusters by {metric}")
         page.text(f"weight lost = weight × (1 − {metric}); click a header to sort")
         page.table(worst, ["cluster_id", "items", "weight", metric, "weight_lost"],
@@ -342,17 +343,20 @@ def _diff(page: Page, d: Diff, slices: Sequence[str]) -> None:
         page.chart(f"slice-{name}", bars)
         page.table(df, [name, "items", "weight", "split_distance", "merge_distance",
                         "affected_weight"], labels=[name], group="impact")  # fmt: skip
-    clusters = {side: d.per_cluster_table(side).to_pandas() for side in d.roles}
+    # Only what the page shows of the per-cluster tables and flows (the 50 clusters of
+    # each side that changed most, sums by size, the flows of the 15 base ones).
+    changed = {side: d.picked_clusters(side, functools.partial(R.most_changed, n=50))
+               for side in d.roles}  # fmt: skip
     page.section("Flows between the largest changed clusters")
-    flows = d.flows_table().to_pandas()
-    top_base = set(R.most_changed(clusters["base"], n=15)["cluster_id"])
-    top = flows[flows["base_cluster"].isin(top_base)].head(200)
+    top_base = changed["base"]["cluster_id"].head(15)
+    top = d.flows_of(pa.array(top_base)).to_pandas().head(200)
     page.chart("flows", C.flows(top, "Weight from each base cluster to each exp cluster"))
-    page.chart("sizes", C.size_distribution(clusters, "Cluster sizes"))
+    sizes = {side: d.summed_clusters(side, C.size_sums) for side in d.roles}
+    page.chart("sizes", C.size_distribution(sizes, "Cluster sizes"))
     for side in d.roles:
         page.section(f"{side} clusters that changed the most")
         page.text("changed weight = weight × jaccard_distance; click a header to sort")
-        page.table(R.most_changed(clusters[side], n=50),
+        page.table(changed[side],
                    ["cluster_id", "items", "weight", "split_rate", "merge_rate", "changed_weight"],
                    labels=["cluster_id"], group="impact")  # fmt: skip
 

@@ -300,6 +300,13 @@ class Comparison:
         of the whole table must be among what it keeps of any part."""
         return pick(self.per_cluster_table(side).to_pandas())
 
+    def summed_clusters(self, side: str, summed: Callable[[pd.DataFrame], pd.DataFrame]
+                        ) -> pd.DataFrame:  # fmt: skip
+        """`summed` of `side`'s per-cluster table (as pandas), for display. `summed` must
+        give sums by a text column `size` in float columns, so that the sums of parts of the
+        table add up to the table's (an engine whose tables are elsewhere sums its parts)."""
+        return summed(self.per_cluster_table(side).to_pandas())
+
     def cluster_labels(self, side: str, codes: np.ndarray | None = None) -> Any:
         """The cluster ids of `side` (a role) as its input gives them, one per cluster in the
         core's order, or for the cluster indices `codes` (increasing) only."""

@@ -165,6 +165,21 @@ class _OnSpark(_two_clusterings.Comparison):
         picked = clusters.mapInArrow(functools.partial(_picked, pick=pick), clusters.schema)
         return pick(_to_arrow(picked).sort_by("cluster_id").to_pandas())
 
+    def summed_clusters(self, side: str, summed: Callable[[pd.DataFrame], pd.DataFrame]
+                        ) -> pd.DataFrame:  # fmt: skip
+        """`summed` of per_cluster_table(side), for display: each Spark partition's rows
+        summed where they are, the parts' sums added on the driver (which never holds the
+        table)."""
+        if self._levels is None:
+            return super().summed_clusters(side, summed)
+        clusters = self.per_cluster(side)
+        empty = summed(pd.DataFrame({c: pd.Series(dtype=t) for c, t in
+                                     clusters.limit(0).toPandas().dtypes.items()}))  # fmt: skip
+        schema = "size string, " + ", ".join(f"`{c}` double" for c in empty.columns if c != "size")
+        parts = _to_arrow(clusters.mapInPandas(lambda frames: map(summed, frames), schema))
+        total = parts.to_pandas().groupby("size", sort=False).sum()
+        return total.reindex(empty["size"], fill_value=0.0).reset_index()
+
     def per_slice_table(self, column: str | Sequence[str]) -> pa.Table:
         """per_slice(column) as an Arrow table: heaviest first."""
         if self._levels is None:
@@ -352,6 +367,13 @@ class SparkDiff(_OnSpark, _diff.Diff):
         """flows_table() as a writer takes it: Arrow batches in its order, fetched a
         partition at a time (the driver never holds the table)."""
         return _arrow_batches(self.flows(), 1 << 20, self._most_rows, _flows_order())
+
+    def flows_of(self, base: pa.Array) -> pa.Table:
+        """The flows of the Base clusters `base`, in flows_table()'s order: only those
+        reach the driver."""
+        F = _functions()
+        wanted = F.col("base_cluster").isin(base.to_pylist())
+        return _to_arrow(self.flows().where(wanted)).sort_by(_FLOWS_ORDER)
 
     def largest_flows(self, n: int) -> tuple[pa.Table, int]:
         """The `n` largest flows, in flows_table()'s order, and how many flows there are:

@@ -60,3 +60,34 @@ def test_cli_prints_integer_cluster_ids_and_slice_values_unformatted(tmp_path, m
     per_year = r.output.split("Per year")[1].split("\n\n")[0]
     null_rows = [line for line in per_year.splitlines() if line.startswith("—")]
     assert len(null_rows) == 1 and null_rows[0].split("│")[1].strip() == "2"  # items 3 and 5
+
+
+def test_size_sums_of_parts_add_up_to_the_whole_and_give_the_means():
+    """The report's sums by cluster size: those of any split of a per-cluster table add up
+    to the table's (an engine sums its partitions), and the chart's means are the mean
+    over each bucket's clusters, missing values left out."""
+    import numpy as np
+
+    from clusterscore import _charts as C
+
+    rng = np.random.default_rng(3)
+    n = 500
+    df = pd.DataFrame({"items": rng.zipf(1.6, n).clip(1, 5000), "precision": rng.random(n),
+                       "recall": rng.random(n)})  # fmt: skip
+    df.loc[rng.random(n) < 0.1, "recall"] = np.nan
+    whole = C.size_sums(df)
+    assert list(whole["size"]) == C._SIZE_LABELS
+    cut = rng.integers(0, 4, n)
+    parts = pd.concat([C.size_sums(df[cut == k]) for k in range(4)])
+    added = parts.groupby("size", sort=False).sum().reindex(whole["size"]).reset_index()
+    assert np.allclose(added.drop(columns="size"), whole.drop(columns="size"), rtol=1e-12)
+    data = C.by_size(whole, "t").data
+    bucket = C.size_bucket(df["items"]).astype(str)
+    for size, part in df.groupby(bucket):
+        for m in ("precision", "recall"):
+            row = data[(data["size"] == size) & (data["metric"] == m)]
+            assert np.isclose(row["mean over clusters"].iloc[0], part[m].mean(), rtol=1e-12)
+            assert row["clusters"].iloc[0] == len(part)
+    assert set(data["size"]) == set(bucket)
+    sizes = C.size_distribution({"truth": whole}, "t").data
+    assert sizes["clusters"].sum() == n

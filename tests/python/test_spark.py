@@ -231,10 +231,11 @@ def test_diffs_flows_largest_first_and_only_the_largest_collected(spark) -> None
     assert "_collected" not in vars(got._spark)
 
 
-def test_the_clusters_shown_are_picked_in_the_partitions(spark, monkeypatch) -> None:
+def test_the_clusters_shown_are_picked_in_the_partitions(spark, monkeypatch, tmp_path) -> None:
     """What the terminal shows of the per-cluster tables comes from Spark's partitions, as
     the pick of the whole table ordered by cluster id would give it; the tables themselves
     never reach the driver."""
+    from clusterscore import _charts as charts
     from clusterscore import _report as report
 
     d = random_items(26, weights=True)
@@ -255,7 +256,26 @@ def test_the_clusters_shown_are_picked_in_the_partitions(spark, monkeypatch) -> 
             assert len(expected) > 1
             assert list(picked["cluster_id"]) == list(expected["cluster_id"])
             assert_same(expected, picked, ["cluster_id"])
+            # The report's sums by size, made in the partitions and added on the driver.
+            sizes = got.summed_clusters(side, charts.size_sums)
+            assert_same(charts.size_sums(whole), sizes, ["size"])
+    want, got = cases[0][0], cases[0][1]
+    base = pa.array(want.flows_table().column("base_cluster").to_pylist()[:5])
+    keys = ["base_cluster", "exp_cluster"]
+    flows = got.flows_of(base).to_pandas()
+    expected = want.flows().query("base_cluster in @base.to_pylist()")
+    assert_same(expected, flows, keys)
+    assert flows[keys].values.tolist() == (
+        expected.sort_values(["weight", *keys], ascending=[False, True, True])[keys].values.tolist()
+    )
     assert "_collected" not in vars(cases[0][1]._spark)
+    # Nor does the report of a diff hold them: it reads the same picks, sums and flows.
+    monkeypatch.setattr(css.SparkDiff, "flows_table", None)
+    cs.report(got, tmp_path / "diff.html")
+    assert "_collected" not in vars(cases[0][1]._spark)
+    assert "changed the most" in (tmp_path / "diff.html").read_text()
+    cs.report(cases[1][1], tmp_path / "evaluation.html")  # its intervals bring the units
+    assert "Worst truth clusters" in (tmp_path / "evaluation.html").read_text()
 
 
 def test_cli_spark_diff_tables_in_the_terminal(run_cli) -> None:

@@ -5,6 +5,8 @@ collected for the test to check."""
 
 from __future__ import annotations
 
+import contextlib
+import random
 import shutil
 import time
 from collections.abc import Iterator
@@ -22,21 +24,31 @@ class Seen:
     requests: list[str] = field(default_factory=list)
 
 
-def stored(page: Any, profile: Path, timeout: float = 30.0) -> None:
+def stored(page: Any, profile: Path, timeout: float = 120.0) -> None:
     """Waits until what the page has put in localStorage is on disk in `profile`.
     Chromium writes localStorage out about 5 s after a change (and at a clean exit, which a
     loaded machine can cut short): a test that closes the browser and opens the page again
     waits for it, as a person closing the browser seconds after the last answer does not
-    test the page. A marker written last is looked for in the storage's log."""
-    marker = f"clusterscore-test-marker-{time.monotonic_ns()}"
-    page.evaluate("m => localStorage.setItem(m, '1')", marker)
-    logs = profile / "Default" / "Local Storage" / "leveldb"
+    test the page. A marker value written last is looked for in the storage's files.
+
+    Chromium allows about one write a minute (a page's second write in its first minute
+    waits until the minute is over), and a write can move the log into a compressed table
+    (.ldb). The marker is therefore waited for past a minute, and is made of characters
+    that compression leaves as they are: random CJK ideographs, stored as UTF-16, which
+    nothing else in the storage repeats."""
+    rng = random.Random(time.monotonic_ns())
+    marker = "".join(chr(rng.randint(0x4E00, 0x9FFF)) for _ in range(48))
+    page.evaluate("m => localStorage.setItem('clusterscore-test-marker', m)", marker)
+    wanted = marker.encode("utf-16-le")
+    files = profile / "Default" / "Local Storage" / "leveldb"
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        if any(marker.encode() in f.read_bytes() for f in logs.glob("*.log")):
-            return
+        for f in [*files.glob("*.log"), *files.glob("*.ldb")]:
+            with contextlib.suppress(FileNotFoundError):  # compacted away meanwhile
+                if wanted in f.read_bytes():
+                    return
         time.sleep(0.1)
-    raise AssertionError(f"localStorage not written to {logs} in {timeout} s")
+    raise AssertionError(f"localStorage not written to {files} in {timeout} s")
 
 
 @contextmanager

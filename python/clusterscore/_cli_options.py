@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -12,6 +13,7 @@ from typing import Annotated, Any
 import typer
 
 from . import _progress as progress
+from . import _stops as stops
 from ._io_source import COLUMN_ROLES, Renamed
 from ._threads import MOST as MOST_THREADS
 
@@ -149,6 +151,12 @@ def spark_reader(
             spark.session(master, verbose)
         except ImportError as e:  # no pyspark: a one-line answer, as for bad input
             raise ValueError(str(e)) from None
+    stops.reclaim()  # Spark's context took SIGINT
+    if not verbose:
+        # py4j logs a signal that cuts a call to the JVM short as a traceback, on the root
+        # logger (which prints to stderr when it has no handler); the command says
+        # "interrupted" itself.
+        logging.getLogger().addHandler(logging.NullHandler())
 
     def read(arg: Any, items: bool = False) -> Any:
         given = input_arg(arg)

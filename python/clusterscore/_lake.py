@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 import uuid
 from typing import Any
 
@@ -37,6 +38,7 @@ class LakeFolder:
     clusterscore writes, is refused), staged beside it, and put in place by commit()."""
 
     def __init__(self, session: Any, url: str, keeps: tuple[str, ...]) -> None:
+        self._session = session
         jvm = session.sparkContext._jvm
         self._Path = jvm.org.apache.hadoop.fs.Path
         self.url = url.rstrip("/")
@@ -95,8 +97,26 @@ class LakeFolder:
             raise ValueError(f"--out {self.url}: could not move {self.path('')} there")
 
     def discard(self) -> None:
-        """Removes the staged folder and what was written into it."""
-        self._fs.delete(self._staging, True)
+        """Stops Spark (the command is ending: its jobs, and any write a signal cut short
+        on the Python side, which the JVM would go on with, starting new jobs that write
+        here), then removes the staged folder. On a thread of its own: a signal may have
+        cut the main thread's call to the JVM short, leaving its connection mid-answer, and
+        a new thread talks to the JVM on a new one."""
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                self._session.sparkContext.cancelAllJobs()
+                self._session.stop()
+                self._fs.delete(self._staging, True)
+            except BaseException as e:  # noqa: BLE001 - raised on the caller's thread
+                failure.append(e)
+
+        thread = threading.Thread(target=run, name="removing the staged output", daemon=True)
+        thread.start()
+        thread.join()
+        if failure:
+            raise failure[0]
 
 
 def _first_line(e: BaseException) -> str:

@@ -46,6 +46,15 @@ def install() -> None:
         signal.signal(s, _handler)
 
 
+def reclaim() -> None:
+    """Puts the command's handler back for SIGINT where a library took it (Spark's context
+    installs one that cancels its jobs through the JVM, from inside whatever call the main
+    thread is in, and raises): the command then stops as on any other signal, and its
+    cleanup cancels what it started. Only while the command's handlers are installed."""
+    if signal.getsignal(signal.SIGTERM) is _handler:
+        signal.signal(signal.SIGINT, _handler)
+
+
 def ignore() -> None:
     """From here stopping signals are ignored: the command's work is done or given up,
     and the process only exits (where Python would restore their default action, death

@@ -7,7 +7,9 @@ import functools
 import json
 import math
 import os
+import signal
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -857,3 +859,34 @@ def test_engine_jobs_settings_are_restored(spark) -> None:
     assert spark.conf.get(cached) == "false"
     assert spark.conf.get(bypass, None) is None
     spark.conf.unset(cached)
+
+
+@pytest.mark.parametrize("sig, delay", [(signal.SIGINT, 0.0), (signal.SIGINT, 1.5),
+                                        (signal.SIGTERM, 0.7)])  # fmt: skip
+def test_a_signal_during_a_lake_output_leaves_nothing(tmp_path, sig, delay: float) -> None:
+    """A stopping signal while Spark works for a lake --out: one line, status 128 + the
+    signal, and no output or staging left (Spark's own SIGINT handler is put aside)."""
+    import subprocess
+    import sys
+
+    data = EXAMPLE
+    cmd = [sys.executable, "-m", "clusterscore", "evaluate", data / "truth.csv",
+           data / "actual.csv", "--items", data / "items.csv", "--slice", "country",
+           "--engine", "spark", "--spark-master", "local[2]", "-q",
+           "--out", f"file://{tmp_path}/lake/out"]  # fmt: skip
+    p = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)  # fmt: skip
+    lake = tmp_path / "lake"
+    end = time.monotonic() + 120  # the staging folder is made once Spark has started
+    while p.poll() is None and not (lake.exists() and any(lake.iterdir())):
+        assert time.monotonic() < end, "no staging folder"
+        time.sleep(0.05)
+    time.sleep(delay)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    if p.returncode == 0:  # done before the signal: every output in place
+        assert (lake / "out" / "summary.json").exists()
+        return
+    words = "interrupted" if sig == signal.SIGINT else "stopped by SIGTERM"
+    assert (p.returncode, err) == (128 + sig, f"{words}\n")
+    assert list(lake.iterdir()) == []

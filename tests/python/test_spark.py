@@ -861,11 +861,14 @@ def test_engine_jobs_settings_are_restored(spark) -> None:
     spark.conf.unset(cached)
 
 
-@pytest.mark.parametrize("sig, delay", [(signal.SIGINT, 0.0), (signal.SIGINT, 1.5),
-                                        (signal.SIGTERM, 0.7)])  # fmt: skip
-def test_a_signal_during_a_lake_output_leaves_nothing(tmp_path, sig, delay: float) -> None:
-    """A stopping signal while Spark works for a lake --out: one line, status 128 + the
-    signal, and no output or staging left (Spark's own SIGINT handler is put aside)."""
+@pytest.mark.parametrize("sig, delay, url", [(signal.SIGINT, 0.0, "file://"),
+                                             (signal.SIGINT, 1.5, "file://"),
+                                             (signal.SIGTERM, 0.7, "file://"),
+                                             (signal.SIGINT, 1.0, "")])  # fmt: skip
+def test_a_signal_during_a_lake_output_leaves_nothing(tmp_path, sig, delay: float, url) -> None:
+    """A stopping signal while Spark works for an --out (a lake path, or a local folder):
+    one line, status 128 + the signal, and no output or staging left (Spark's own SIGINT
+    handler is put aside)."""
     import subprocess
     import sys
 
@@ -873,7 +876,7 @@ def test_a_signal_during_a_lake_output_leaves_nothing(tmp_path, sig, delay: floa
     cmd = [sys.executable, "-m", "clusterscore", "evaluate", data / "truth.csv",
            data / "actual.csv", "--items", data / "items.csv", "--slice", "country",
            "--engine", "spark", "--spark-master", "local[2]", "-q",
-           "--out", f"file://{tmp_path}/lake/out"]  # fmt: skip
+           "--out", f"{url}{tmp_path}/lake/out"]  # fmt: skip
     p = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                          text=True)  # fmt: skip
     lake = tmp_path / "lake"

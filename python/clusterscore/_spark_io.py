@@ -193,9 +193,10 @@ def _unused_id(ids: Any) -> Any:
             return 0
         # Every value of the type cannot be held: one end or the other is free.
         return top + 1 if top < np.iinfo(ids.type.to_pandas_dtype()).max else low - 1
-    used = set(pc.unique(ids).to_pylist())
     name = "(clusters without truth items)"
-    while name in used:
+    # Compared where the ids are (millions of them, as a diff's affected cells can hold):
+    # no Python set of them.
+    while pc.any(pc.equal(ids, pa.scalar(name, ids.type))).as_py():
         name += "'"
     return name
 

@@ -8,6 +8,7 @@ the command is done (replacing an earlier run's output whole) or removed if it f
 
 from __future__ import annotations
 
+import contextlib
 import io
 import re
 import threading
@@ -105,10 +106,14 @@ class LakeFolder:
         failure: list[BaseException] = []
 
         def run() -> None:
+            # Each step on its own: a signal that cut a call to the JVM short can leave
+            # Spark unable to cancel or stop (seen under load), and the folder still goes.
+            for step in (self._session.sparkContext.cancelAllJobs, self._session.stop):
+                with contextlib.suppress(Exception):
+                    step()
             try:
-                self._session.sparkContext.cancelAllJobs()
-                self._session.stop()
-                self._fs.delete(self._staging, True)
+                if not self._fs.delete(self._staging, True) and self._fs.exists(self._staging):
+                    raise OSError(f"could not remove {self.path('')}")
             except BaseException as e:  # noqa: BLE001 - raised on the caller's thread
                 failure.append(e)
 

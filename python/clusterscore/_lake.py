@@ -106,9 +106,10 @@ class LakeFolder:
         failure: list[BaseException] = []
 
         def run() -> None:
-            # Each step on its own: a signal that cut a call to the JVM short can leave
-            # Spark unable to cancel or stop (seen under load), and the folder still goes.
-            for step in (self._session.sparkContext.cancelAllJobs, self._session.stop):
+            # Each step on its own, so that the folder goes whatever the others raise: under
+            # load, a discard after a signal that cut a call to the JVM short raised before
+            # the folder was removed.
+            for step in (lambda: self._session.sparkContext.cancelAllJobs(), self._session.stop):
                 with contextlib.suppress(Exception):
                     step()
             try:

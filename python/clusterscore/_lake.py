@@ -18,7 +18,9 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.\-]*:"  # a URL's scheme and its colon
+_URL = re.compile(_SCHEME + "//")
+_COLLAPSED = re.compile(_SCHEME + "/")
 _TAG = "clusterscore"
 
 
@@ -30,7 +32,7 @@ def is_lake(path: str) -> bool:
 def mangled_url(path: str) -> bool:
     """Whether a local path is a URL whose `//` a path type collapsed (`s3a:/bucket/x`):
     written as given, it would make a folder named `s3a:` here."""
-    return re.match(r"[A-Za-z][A-Za-z0-9+.\-]*:/", path) is not None
+    return _COLLAPSED.match(path) is not None
 
 
 class LakeFolder:

@@ -19,6 +19,9 @@ using curves_detail::CurvePass;
 using curves_detail::Link;
 using curves_detail::Row;
 constexpr size_t kNoStep = size_t(-1);
+// The pass polls for a signal every 2^16 links (a few milliseconds): the host's check
+// takes Python's lock, which once per step (3e7 of them at 1e7 items) cost seconds.
+constexpr unsigned kPollShift = 16;
 
 // Which steps of a curve over every distinct score are kept: all of them up to
 // max_points, else the first, the last, and the first step at or past each of evenly
@@ -99,7 +102,6 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
   const auto at = [&](double t, bool keep) {
     if (!keep && pass.merges() == evaluated_at) {
       ++step;
-      detail::poll_interrupt();
       return;
     }
     evaluated_at = pass.merges();
@@ -123,11 +125,11 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
       if (keep) rows.push_back({step, r});
     }
     ++step;
-    detail::poll_interrupt();
   };
   if (o.thresholds.empty()) {
     Spacing spacing(out.distinct_scores, count_merges(pass.nodes(), links), o.max_points);
     for (size_t i = 0; i < links.size(); ++i) {
+      detail::poll_every<kPollShift>(i);
       prefetch_ahead(pass, links, i);
       pass.link(links[i].lo, links[i].hi);
       if (i + 1 == links.size() || links[i + 1].score != links[i].score)
@@ -140,6 +142,7 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
     size_t i = 0;
     for (double t : ts) {
       for (; i < links.size() && links[i].score >= t; ++i) {
+        detail::poll_every<kPollShift>(i);
         prefetch_ahead(pass, links, i);
         pass.link(links[i].lo, links[i].hi);
       }

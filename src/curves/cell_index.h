@@ -88,25 +88,26 @@ class FlatIndex {
   size_t size_ = 0;  // keys held
 };
 
-// A component's cell of one truth cluster.
+// A component's cell of one truth cluster; the component named by its slot
+// (curve_pass.h), which it keeps whichever node is its root.
 struct CellKey {
-  uint32_t root = 0, truth = 0;
+  uint32_t slot = 0, truth = 0;
   bool operator==(const CellKey&) const = default;
 };
 inline uint64_t hash_of(const CellKey& k) {
-  return detail::mix64(uint64_t(k.root) << 32 | k.truth);
+  return detail::mix64(uint64_t(k.slot) << 32 | k.truth);
 }
 
 // A component's group of cells of one (truth weight, cell weight), as groups.h keys them.
 struct GroupKey {
-  uint32_t root = 0;
+  uint32_t slot = 0;
   double truth = 0, tp = 0;
   bool operator==(const GroupKey& o) const {
-    return root == o.root && truth == o.truth && tp == o.tp;
+    return slot == o.slot && truth == o.truth && tp == o.tp;
   }
 };
 inline uint64_t hash_of(const GroupKey& k) {
-  return detail::mix64(k.root ^ detail::mix64(std::bit_cast<uint64_t>(k.truth)) ^
+  return detail::mix64(k.slot ^ detail::mix64(std::bit_cast<uint64_t>(k.truth)) ^
                        detail::mix64(std::bit_cast<uint64_t>(k.tp) + 0x9E3779B97F4A7C15ull));
 }
 

@@ -12,7 +12,7 @@
 
 namespace clusterscore::curves_detail {
 
-CurvePass::CurvePass(const Comparison& c) : c_(c), uf_(c.joined().n_b_clusters()) {
+CurvePass::CurvePass(const Comparison& c) : c_(c) {
   const JoinedClusterings& j = c.joined();
   if (c.family() != MetricFamily::kPointwise)
     throw std::invalid_argument("clusterscore: a curve scores an actual clustering");
@@ -81,9 +81,10 @@ Slot& CurvePass::slot(uint32_t r) {
       free_.pop_back();
     }
     Slot& s = slots_[at];
+    s.root = r;
     s.groups.push_back(single_group(r));
     append_cell(&s.cells, r);
-    cell_index_.insert({r, node_[r].truth}, r);
+    cell_index_.insert({at, node_[r].truth}, r);
   }
   return slots_[at];
 }
@@ -112,8 +113,9 @@ Sums CurvePass::subtract(uint32_t r) {
 }
 
 uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
-  const Slot& s = slots_[node_[r].slot];
-  if (s.indexed) return group_index_.find({r, truth, tp});
+  const uint32_t at = node_[r].slot;
+  const Slot& s = slots_[at];
+  if (s.indexed) return group_index_.find({at, truth, tp});
   for (size_t i = 0; i < s.groups.size(); ++i) {
     const Group& g = s.groups[i];
     if (g.cells != 0 && g.truth == truth && g.tp == tp) return uint32_t(i);
@@ -122,15 +124,16 @@ uint32_t CurvePass::find_group(uint32_t r, double truth, double tp) const {
 }
 
 void CurvePass::list_group(uint32_t r, const Group& g) {
-  Slot& s = slots_[node_[r].slot];
+  const uint32_t at = node_[r].slot;
+  Slot& s = slots_[at];
   s.groups.push_back(g);
   if (s.indexed) {
-    group_index_.insert({r, g.truth, g.tp}, uint32_t(s.groups.size() - 1));
+    group_index_.insert({at, g.truth, g.tp}, uint32_t(s.groups.size() - 1));
   } else if (s.groups.size() > kScanned) {
     s.indexed = true;
     for (size_t i = 0; i < s.groups.size(); ++i)
       if (s.groups[i].cells != 0)
-        group_index_.insert({r, s.groups[i].truth, s.groups[i].tp}, uint32_t(i));
+        group_index_.insert({at, s.groups[i].truth, s.groups[i].tp}, uint32_t(i));
   }
 }
 
@@ -145,7 +148,7 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
   Group& g = s.groups[at];
   g.design += d.design, g.design_sq += d.design_sq, g.cells += d.cells;
   if (g.cells == 0) {
-    if (s.indexed) group_index_.erase({r, d.truth, d.tp});
+    if (s.indexed) group_index_.erase({node_[r].slot, d.truth, d.tp});
     g = Group{d.truth, d.tp, 0, 0, 0};  // emptied, still listed
     ++s.emptied;
   }
@@ -154,7 +157,8 @@ void CurvePass::add_to_group(uint32_t r, const Group& d) {
 void CurvePass::move_group(const Group& mine, uint32_t from, uint32_t into) {
   if (mine.cells == 0) return;
   if (pending_ != nullptr) add_values(mine, node_[into].x, pending_);
-  if (slots_[node_[from].slot].indexed) group_index_.erase({from, mine.truth, mine.tp});
+  const uint32_t from_slot = node_[from].slot;
+  if (slots_[from_slot].indexed) group_index_.erase({from_slot, mine.truth, mine.tp});
   const uint32_t at = find_group(into, mine.truth, mine.tp);
   if (at == FlatIndex<GroupKey>::kMissing) {
     list_group(into, mine);
@@ -165,12 +169,13 @@ void CurvePass::move_group(const Group& mine, uint32_t from, uint32_t into) {
 }
 
 void CurvePass::drop_emptied(uint32_t r) {
-  Slot& s = slots_[node_[r].slot];
+  const uint32_t at = node_[r].slot;
+  Slot& s = slots_[at];
   size_t kept = 0;
   for (size_t i = 0; i < s.groups.size(); ++i) {
     if (s.groups[i].cells == 0) continue;
     if (s.indexed && kept != i)
-      group_index_.assign({r, s.groups[i].truth, s.groups[i].tp}, uint32_t(kept));
+      group_index_.assign({at, s.groups[i].truth, s.groups[i].tp}, uint32_t(kept));
     s.groups[kept++] = s.groups[i];
   }
   s.groups.resize(kept);
@@ -179,8 +184,9 @@ void CurvePass::drop_emptied(uint32_t r) {
 
 void CurvePass::move_cells(uint32_t from, uint32_t into) {
   slot(into);
+  const uint32_t from_slot = node_[from].slot, into_slot = node_[into].slot;
   uint32_t moving = from;  // a single item's cell is its node's, not in the index
-  const bool indexed = node_[from].slot != kNone;
+  const bool indexed = from_slot != kNone;
   if (indexed) {
     // Only `into`'s slot grows here: `from`'s groups stay where they are while they move.
     const Slot& small = slots_[node_[from].slot];
@@ -192,11 +198,11 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   for (uint32_t k = moving, next; k != kNone; k = next) {
     next = cells_[k].next;
     Cell& mine = cells_[k];
-    if (indexed) cell_index_.erase({from, mine.truth});
-    const uint32_t at = cell_index_.find({into, mine.truth});
+    if (indexed) cell_index_.erase({from_slot, mine.truth});
+    const uint32_t at = cell_index_.find({into_slot, mine.truth});
     if (at == FlatIndex<CellKey>::kMissing) {
-      cell_index_.insert({into, mine.truth}, k);
-      append_cell(&slots_[node_[into].slot].cells, k);
+      cell_index_.insert({into_slot, mine.truth}, k);
+      append_cell(&slots_[into_slot].cells, k);
       continue;
     }
     // The two cells become one: their groups lose them, the sum's group gains it.
@@ -211,22 +217,20 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
     add_to_group(into, {r, theirs.weight, e, e * theirs.sq, 1});
   }
   // Emptied groups leave the list once they are most of it.
-  const Slot& big = slots_[node_[into].slot];
+  const Slot& big = slots_[into_slot];
   if (2 * big.emptied > big.groups.size()) drop_emptied(into);
 }
 
-void CurvePass::link(uint32_t a, uint32_t b) {
-  uint32_t ra = uf_.find(a), rb = uf_.find(b);
-  if (ra == rb) return;
+void CurvePass::merge(uint32_t root, uint32_t other) {
   ++merges_;
   const auto size = [&](uint32_t r) {
     const uint32_t at = node_[r].slot;
     return at != kNone ? size_t(slots_[at].cells.size) : size_t(in_t(r));
   };
+  uint32_t ra = root, rb = other;
   if (size(ra) < size(rb)) std::swap(ra, rb);  // the smaller one moves
   const Sums before = subtract(ra);
   subtract(rb);
-  uf_.join_under(ra, rb);
   Node &big = node_[ra], &small = node_[rb];
   big.x += small.x;
   paired_components_ -= (big.scope_items >= 2) + (small.scope_items >= 2);
@@ -240,25 +244,34 @@ void CurvePass::link(uint32_t a, uint32_t b) {
   if (has_t(rb)) move_cells(rb, ra);
   pending_ = nullptr;
   free_slot(rb);
-  if (!has_t(ra)) return;
-  Slot& s = slot(ra);
-  if (bound) {
-    for (size_t k = 0; k < kSums; ++k) s.sums[k] = before[k] + change[k];
-    if (!s.stale) ++stale_count_, stale_.push_back(ra);
-    s.stale = true;
-  } else {
-    s.sums = sums_of(ra);
+  if (has_t(ra)) {
+    Slot& s = slot(ra);
+    if (bound) {
+      for (size_t k = 0; k < kSums; ++k) s.sums[k] = before[k] + change[k];
+      if (!s.stale) ++stale_count_, stale_.push_back(big.slot);
+      s.stale = true;
+    } else {
+      s.sums = sums_of(ra);
+    }
+    for (size_t k = 0; k < kSums; ++k) totals_[k].add(s.sums[k]);
   }
-  for (size_t k = 0; k < kSums; ++k) totals_[k].add(s.sums[k]);
+  if (ra != root) hand_over(ra, root);
+}
+
+void CurvePass::hand_over(uint32_t from, uint32_t to) {
+  Node &f = node_[from], &t = node_[to];
+  t.slot = f.slot, t.x = f.x, t.scope_items = f.scope_items;
+  if (f.slot != kNone) slots_[f.slot].root = to;
+  f.slot = kNone;
 }
 
 void CurvePass::settle() {
-  for (uint32_t r : stale_) {
-    const uint32_t at = node_[r].slot;
-    if (at == kNone || !slots_[at].stale) continue;
+  // A slot freed since it was listed is not stale; one made again may be listed twice.
+  for (uint32_t at : stale_) {
     Slot& s = slots_[at];
+    if (!s.stale) continue;
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(-s.sums[k]);
-    s.sums = sums_of(r);
+    s.sums = sums_of(s.root);
     for (size_t k = 0; k < kSums; ++k) totals_[k].add(s.sums[k]);
     s.stale = false;
   }

@@ -1,6 +1,7 @@
-// The descending pass behind a curve (threshold_curve.cpp): components joined by a
-// union–find, each one's cells and groups moved small into large, and the running sums of
-// every overall metric, a component's part recomputed once per threshold it changed by.
+// The descending pass behind a curve (threshold_curve.cpp): the union–find's merges
+// (merges_of()) taken in order, each component's cells and groups moved small into large,
+// and the running sums of every overall metric, a component's part recomputed once per
+// threshold it changed by.
 #pragma once
 
 #include <array>
@@ -11,7 +12,6 @@
 #include "comparison/comparison.h"
 #include "curves/cell_index.h"
 #include "curves/groups.h"
-#include "curves/sorted_links.h"
 #include "detail/big_vector.h"
 #include "detail/kahan.h"
 #include "detail/prefetch.h"
@@ -32,7 +32,7 @@ struct Cell {
   uint32_t next;
 };
 
-// What a link reads of a node while it is a root, in one record (half a cache line): the
+// What a merge reads of a node while it is a root, in one record (half a cache line): the
 // pass is bound by misses at random nodes, not by arithmetic.
 struct alignas(32) Node {
   uint32_t slot;         // its slot while a root of several items with some in T, else kNone
@@ -53,11 +53,12 @@ struct Slot {
   // side, as a merge scans a small cluster's and a settle reads every one of a large
   // cluster's (groups kept elsewhere cost a miss each).
   std::vector<Group> groups;
-  List cells;            // its cells (CurvePass::cells_)
-  uint32_t emptied = 0;  // groups listed that hold no cell any more
-  bool indexed = false;  // its groups are found by CurvePass::group_index_
-  bool stale = false;    // sums are bounds (CurvePass::link), not its values
-  Sums sums{};           // what it adds to the totals
+  List cells;             // its cells (CurvePass::cells_)
+  uint32_t emptied = 0;   // groups listed that hold no cell any more
+  bool indexed = false;   // its groups are found by CurvePass::group_index_
+  bool stale = false;     // sums are bounds (CurvePass::merge), not its values
+  uint32_t root = kNone;  // the component's root node
+  Sums sums{};            // what it adds to the totals
 };
 
 // What a curve keeps of one threshold.
@@ -71,17 +72,21 @@ class CurvePass {
  public:
   explicit CurvePass(const Comparison& c);
 
-  void link(uint32_t a, uint32_t b);
-  // What link(a, b) reads, fetched ahead of it in two steps (the pass is bound by misses
-  // at random nodes): far ahead, the nodes and their parents; nearer, once those are in
-  // cache, the parents' records and parents (the roots, or near them).
-  void prefetch_far(uint32_t a, uint32_t b) const {
-    uf_.prefetch(a), uf_.prefetch(b);
-    detail::prefetch(&node_[a]), detail::prefetch(&node_[b]);
+  // Joins the component of root `other` to that of root `root`, which stays its root (a
+  // Merge's two roots). The component keeps the slot of whichever held more cells, and the
+  // other's cells move there: each cell moves O(log n) times.
+  void merge(uint32_t root, uint32_t other);
+  // What merge(root, other) reads, fetched ahead of it in two steps (the pass is bound by
+  // misses at random nodes): far ahead, the roots' records; nearer, once those are in
+  // cache, their slots.
+  void prefetch_far(uint32_t root, uint32_t other) const {
+    detail::prefetch(&node_[root]), detail::prefetch(&node_[other]);
   }
-  void prefetch_near(uint32_t a, uint32_t b) const {
-    for (const uint32_t p : {uf_.parent(a), uf_.parent(b)})
-      uf_.prefetch(p), detail::prefetch(&node_[p]);
+  void prefetch_near(uint32_t root, uint32_t other) const {
+    for (const uint32_t r : {root, other}) {
+      const uint32_t at = node_[r].slot;
+      if (at != kNone) detail::prefetch(&slots_[at]), detail::prefetch(&slots_[at].sums);
+    }
   }
   // Whether the totals hold bounds of some clusters' sums (stale), not their values: the
   // sums of f1 and precision too high, the pair sums' `actual` too low (a cluster's part
@@ -142,6 +147,8 @@ class CurvePass {
   // Beyond this many groups a merged cluster's sums are bounded, not recomputed.
   static constexpr size_t kExactGroups = 64;
   void free_slot(uint32_t r);
+  // Makes `to` the root of `from`'s component: its slot and what a root holds move there.
+  void hand_over(uint32_t from, uint32_t to);
 
   const Comparison& c_;
   double total_ = 0, scale_ = 1;
@@ -155,16 +162,15 @@ class CurvePass {
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_;
   BigVector<Cell> cells_;  // per node: its cell while alone; merged cells unused
-  // (root, truth cluster) → its cell, for roots with a slot: a single item's cell is its
-  // node's (cells_), indexed when the item's slot is made, so the index grows with the
+  // (slot, truth cluster) → its cell, for components with a slot: a single item's cell is
+  // its node's (cells_), indexed when the item's slot is made, so the index grows with the
   // components rather than being filled with every item first.
   FlatIndex<CellKey> cell_index_;
-  FlatIndex<GroupKey> group_index_;  // (root, truth weight, cell weight) → its place
-  Components uf_;
+  FlatIndex<GroupKey> group_index_;  // (slot, truth weight, cell weight) → its place
   std::array<detail::KahanSum, kSums> totals_;
   detail::KahanSum mean_weight_;
-  std::vector<uint32_t> stale_;  // roots made stale since the last settle()
-  size_t stale_count_ = 0;       // of them, those still stale roots
+  std::vector<uint32_t> stale_;  // slots made stale since the last settle()
+  size_t stale_count_ = 0;       // of them, those still stale
   Sums* pending_ = nullptr;      // where a bounded merge adds the groups' changes
   uint64_t merges_ = 0;
 };

@@ -94,6 +94,23 @@ void by_score(BigVector<Link>* links) {
 
 Components::Components(size_t n) : parent_(n) { std::iota(parent_.begin(), parent_.end(), 0u); }
 
+BigVector<Merge> merges_of(size_t nodes, const BigVector<Link>& links) {
+  Components uf(nodes);
+  BigVector<Merge> out;
+  for (size_t i = 0; i < links.size(); ++i) {
+    detail::poll_every<16>(i);
+    if (i + detail::kPrefetch < links.size()) {
+      const Link& ahead = links[i + detail::kPrefetch];
+      uf.prefetch(ahead.lo), uf.prefetch(ahead.hi);
+    }
+    const uint32_t a = uf.find(links[i].lo), b = uf.find(links[i].hi);
+    if (a == b) continue;
+    uf.join_under(a, b);
+    out.push_back({i, a, b});
+  }
+  return out;
+}
+
 std::vector<uint32_t> node_of_rows(const JoinedClusterings& j) {
   if (j.n_b_clusters() != j.b_rows)
     throw std::invalid_argument(

@@ -33,7 +33,7 @@ void check_pairs(size_t rows, const ScoredPairs& p);
 // thousand links, in parallel.
 BigVector<Link> sorted_links(const ScoredPairs& p, const std::vector<uint32_t>& node_of_row);
 
-// Union–find over nodes, by size with path halving.
+// Union–find over nodes with path halving; join_under() says which root stays.
 class Components {
  public:
   explicit Components(size_t n);
@@ -51,5 +51,19 @@ class Components {
  private:
   BigVector<uint32_t> parent_;
 };
+
+// A link that joins two components: the roots of both, and which link (its place in the
+// sorted links) joined them.
+struct Merge {
+  uint64_t link;
+  uint32_t root;   // the joined component's root (the root of the link's first node)
+  uint32_t other;  // the other root, joined under `root`
+};
+
+// The merges of `links` (sorted_links()) over `nodes` nodes, in order: the union–find
+// alone, so that the pass that moves cells (curve_pass.h) reads each merge's two
+// roots instead of finding them, fetching what a merge reads a few merges ahead, and
+// skips the links within a component. O(links · log nodes) at worst (path halving alone).
+BigVector<Merge> merges_of(size_t nodes, const BigVector<Link>& links);
 
 }  // namespace clusterscore::curves_detail

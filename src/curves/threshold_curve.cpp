@@ -17,9 +17,10 @@ namespace {
 using curves_detail::Components;
 using curves_detail::CurvePass;
 using curves_detail::Link;
+using curves_detail::Merge;
 using curves_detail::Row;
 constexpr size_t kNoStep = size_t(-1);
-// The pass polls for a signal every 2^16 links (a few milliseconds): the host's check
+// The pass polls for a signal every 2^16 links or merges (milliseconds): the host's check
 // takes Python's lock, which once per step (3e7 of them at 1e7 items) cost seconds.
 constexpr unsigned kPollShift = 16;
 
@@ -47,23 +48,13 @@ class Spacing {
   uint64_t merges_, marks_, next_ = 0;
 };
 
-void prefetch_ahead(const CurvePass& pass, const BigVector<Link>& links, size_t i) {
+// Merge m, what it reads fetched ahead of it.
+void merge_at(CurvePass& pass, const BigVector<Merge>& merges, size_t m) {
   constexpr size_t kFar = detail::kPrefetch, kNear = detail::kPrefetch / 2;
-  if (i + kFar < links.size()) pass.prefetch_far(links[i + kFar].lo, links[i + kFar].hi);
-  if (i + kNear < links.size()) pass.prefetch_near(links[i + kNear].lo, links[i + kNear].hi);
-}
-
-uint64_t count_merges(size_t nodes, const BigVector<Link>& links) {
-  Components uf(nodes);
-  uint64_t merges = 0;
-  for (size_t i = 0; i < links.size(); ++i) {
-    const Link& l = links[i];
-    if (i + detail::kPrefetch < links.size())
-      uf.prefetch(links[i + detail::kPrefetch].lo), uf.prefetch(links[i + detail::kPrefetch].hi);
-    const uint32_t a = uf.find(l.lo), b = uf.find(l.hi);
-    if (a != b) uf.join_under(a, b), ++merges;
-  }
-  return merges;
+  if (m + kFar < merges.size()) pass.prefetch_far(merges[m + kFar].root, merges[m + kFar].other);
+  if (m + kNear < merges.size())
+    pass.prefetch_near(merges[m + kNear].root, merges[m + kNear].other);
+  pass.merge(merges[m].root, merges[m].other);
 }
 
 void check_threshold(double t) {
@@ -86,6 +77,7 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
     throw std::invalid_argument("clusterscore: max_points must be at least 6");
   const BigVector<Link> links = curves_detail::sorted_links(pairs, node);
   CurvePass pass(c);
+  const BigVector<Merge> merges = curves_detail::merges_of(pass.nodes(), links);
   CurveTable out;
   out.pairs = links.size();
   out.distinct_scores = count_steps(links);
@@ -127,11 +119,11 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
     ++step;
   };
   if (o.thresholds.empty()) {
-    Spacing spacing(out.distinct_scores, count_merges(pass.nodes(), links), o.max_points);
+    Spacing spacing(out.distinct_scores, merges.size(), o.max_points);
+    size_t m = 0;  // the next merge
     for (size_t i = 0; i < links.size(); ++i) {
       detail::poll_every<kPollShift>(i);
-      prefetch_ahead(pass, links, i);
-      pass.link(links[i].lo, links[i].hi);
+      if (m < merges.size() && merges[m].link == i) merge_at(pass, merges, m++);
       if (i + 1 == links.size() || links[i + 1].score != links[i].score)
         at(links[i].score, spacing.keep(step, out.distinct_scores - 1, pass.merges()));
     }
@@ -139,12 +131,11 @@ CurveTable threshold_curve(const Comparison& c, const ScoredPairs& pairs, const 
     std::vector<double> ts = o.thresholds;
     std::sort(ts.begin(), ts.end(), std::greater<>());
     ts.erase(std::unique(ts.begin(), ts.end()), ts.end());
-    size_t i = 0;
+    size_t m = 0;
     for (double t : ts) {
-      for (; i < links.size() && links[i].score >= t; ++i) {
-        detail::poll_every<kPollShift>(i);
-        prefetch_ahead(pass, links, i);
-        pass.link(links[i].lo, links[i].hi);
+      for (; m < merges.size() && links[merges[m].link].score >= t; ++m) {
+        detail::poll_every<kPollShift>(m);
+        merge_at(pass, merges, m);
       }
       at(t, true);
     }

@@ -22,7 +22,7 @@ namespace clusterscore::curves_detail {
 namespace {
 
 TEST(FlatIndex, AgreesWithAMapUnderRandomInsertsAndErases) {
-  // Few roots and truths so that keys collide in their home slots and runs form; odd
+  // Few components and truths so that keys collide in their home places and runs form; odd
   // seeds start from the smallest table, which grows (rehashing every key) as keys come.
   for (uint32_t seed = 0; seed < 20; ++seed) {
     std::mt19937 rng(seed);
@@ -30,7 +30,7 @@ TEST(FlatIndex, AgreesWithAMapUnderRandomInsertsAndErases) {
     std::map<std::pair<uint32_t, uint32_t>, uint32_t> oracle;
     for (int op = 0; op < 4000; ++op) {
       const CellKey k{uint32_t(rng() % 16), uint32_t(rng() % 8)};
-      const auto key = std::make_pair(k.root, k.truth);
+      const auto key = std::make_pair(k.slot, k.truth);
       const bool present = oracle.count(key) > 0;
       if (present && rng() % 2) {
         index.erase(k);

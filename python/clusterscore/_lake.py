@@ -21,7 +21,8 @@ import pyarrow.parquet as pq
 _SCHEME = r"[A-Za-z][A-Za-z0-9+.\-]*:"  # a URL's scheme and its colon
 _URL = re.compile(_SCHEME + "//")
 _COLLAPSED = re.compile(_SCHEME + "/")
-_TAG = "clusterscore"
+# What a staging name carries, beside the target, here and on a local disk (_output.py).
+TAG = "clusterscore"
 
 
 def is_lake(path: str) -> bool:
@@ -58,7 +59,7 @@ class LakeFolder:
         parent = self._target.getParent()
         if parent is None:
             raise ValueError(f"--out {url}: name a folder below the root")
-        name = f".{self._target.getName()}.{_TAG}-{uuid.uuid4().hex[:12]}"
+        name = f".{self._target.getName()}.{TAG}-{uuid.uuid4().hex[:12]}"
         self._staging = self._Path(parent, name)
         if not self._fs.mkdirs(self._staging):
             raise ValueError(f"--out {url}: cannot make a folder in {parent.toString()}")

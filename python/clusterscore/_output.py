@@ -22,9 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from . import _stops as stops
-from ._lake import LakeFolder, mangled_url
-
-_TAG = "clusterscore"
+from ._lake import TAG, LakeFolder, mangled_url
 
 
 def _check_writable(path: Path, *, directory: bool) -> Path:
@@ -84,7 +82,7 @@ class _Lock:
     it ends."""
 
     def __init__(self, target: Path) -> None:
-        self.path = target.parent / f".{target.name}.{_TAG}-lock"
+        self.path = target.parent / f".{target.name}.{TAG}-lock"
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
@@ -113,7 +111,7 @@ class _Lock:
 def _remove_stale(target: Path) -> None:
     """Staging left beside `target` by a run that was killed outright (we hold its lock,
     so no live run owns them)."""
-    for p in target.parent.glob(f".{glob_escape(target.name)}.{_TAG}-*"):
+    for p in target.parent.glob(f".{glob_escape(target.name)}.{TAG}-*"):
         if p.name.endswith("-lock"):
             continue
         if p.is_dir() and not p.is_symlink():
@@ -170,7 +168,7 @@ class Staging:
         # them behind: it waits until both are recorded.
         with stops.held(drop=False):
             self._claim(out)
-            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{_TAG}-", dir=out.parent))
+            tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.{TAG}-", dir=out.parent))
             self._moves.append((tmp, out, True))
         _as_if_created(tmp, 0o777)
         return tmp
@@ -180,7 +178,7 @@ class Staging:
         path = _check_writable(path, directory=False)
         with stops.held(drop=False):  # as in folder()
             self._claim(path)
-            fd, name = tempfile.mkstemp(prefix=f".{path.name}.{_TAG}-", suffix=path.suffix,
+            fd, name = tempfile.mkstemp(prefix=f".{path.name}.{TAG}-", suffix=path.suffix,
                                         dir=path.parent)  # fmt: skip
             os.close(fd)
             self._moves.append((Path(name), path, False))
@@ -206,7 +204,7 @@ class Staging:
         with stops.held(drop=True):
             for staged, target, is_folder in self._moves:
                 if is_folder and target.exists():
-                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.{_TAG}-old-",
+                    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.{TAG}-old-",
                                                 dir=target.parent))  # fmt: skip
                     os.replace(target, old / "x")
                     os.replace(staged, target)

@@ -6,9 +6,11 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "detail/hash.h"
 #include "detail/interrupt.h"
 #include "detail/parallel.h"
 #include "detail/prefetch.h"
+#include "detail/radix_partition.h"
 #include "input/id_chunks.h"
 #include "input/interner.h"
 #include "input/representatives.h"
@@ -345,6 +347,77 @@ void intern_parts(const IdColumn& col, size_t parts, BigVector<uint64_t>* first_
   });
 }
 
+// Integer ids without nulls, most of them distinct over many rows (random 64-bit ids):
+// the rows sent to parts by their value's hash, so that a value's rows all lie in one
+// part, each part's in row order; each part interned on a thread of its own, in a table
+// a few hundred times smaller than one for the column, which stays in a core's cache; then
+// the values numbered by their first rows (a set bit per first row, counted). The ids and
+// first rows of intern_serial(), whose one table outgrows the caches and misses them on
+// nearly every row. `first_row` must be empty.
+constexpr int kHashPartBits = 8;
+void intern_by_hash(const IdColumn& col, BigVector<uint64_t>* first_row, uint32_t* const out) {
+  struct Entry {
+    uint64_t value;  // the id, then its number among its part's values
+    uint64_t row;
+  };
+  const size_t n = col.size, parts = size_t(1) << kHashPartBits;
+  // The low bits of the hash: the tables index slots by its top bits (dense_ids.h).
+  const auto part = [](int64_t v) { return size_t(mix64(uint64_t(v)) & (parts - 1)); };
+  const size_t stretches = std::clamp<size_t>(n >> 16, 1, 64);
+  const auto cut = [&](size_t s) { return n * s / stretches; };
+  std::vector<std::vector<size_t>> count(stretches, std::vector<size_t>(parts, 0));
+  parallel_for(stretches, [&](size_t, size_t s) {
+    for (size_t r = cut(s); r < cut(s + 1); ++r) ++count[s][part(col.ints[r])];
+  });
+  const Placement placed = place(count, parts);
+  BigVector<Entry> by_part(n);
+  scatter(by_part.data(), placed, [&](size_t s, auto put) {
+    for (size_t r = cut(s); r < cut(s + 1); ++r)
+      put(part(col.ints[r]), Entry{uint64_t(col.ints[r]), r});
+  });
+  std::vector<BigVector<uint64_t>> firsts(parts);  // per part, its values' first rows
+  parallel_for(parts, [&](size_t, size_t p) {
+    const size_t begin = placed.start[p], end = placed.start[p + 1];
+    Interner interner(false, (end - begin) / 2 + 16);
+    Interner::KeyView view = interner.key_view();  // as in intern_keys()
+    for (size_t i = begin; i < end; ++i) {
+      poll_every(i);
+      if (i + kInternAhead < end) view.prefetch(by_part[i + kInternAhead].value);
+      uint32_t id = view.find(by_part[i].value);
+      if (id == kNone) {
+        id = interner.insert_key(by_part[i].value).first;
+        firsts[p].push_back(by_part[i].row);
+        view = interner.key_view();
+      }
+      by_part[i].value = id;
+    }
+  });
+  // A value's id: how many first rows come before its own.
+  BigVector<uint64_t> is_first((n + 63) / 64, 0);
+  for (const BigVector<uint64_t>& f : firsts)
+    for (uint64_t r : f) is_first[r / 64] |= uint64_t(1) << (r % 64);
+  std::vector<uint32_t> before(is_first.size());
+  uint32_t seen = 0;
+  for (size_t w = 0; w < is_first.size(); ++w) {
+    before[w] = seen;
+    seen += uint32_t(std::popcount(is_first[w]));
+    for (uint64_t bits = is_first[w]; bits != 0; bits &= bits - 1)
+      first_row->push_back(w * 64 + size_t(std::countr_zero(bits)));
+  }
+  parallel_for(parts, [&](size_t, size_t p) {
+    std::vector<uint32_t> id(firsts[p].size());
+    for (size_t k = 0; k < id.size(); ++k) {
+      const uint64_t r = firsts[p][k];
+      id[k] = before[r / 64] +
+              uint32_t(std::popcount(is_first[r / 64] & ((uint64_t(1) << (r % 64)) - 1)));
+    }
+    for (size_t i = placed.start[p]; i < placed.start[p + 1]; ++i) {
+      poll_every(i);
+      out[by_part[i].row] = id[by_part[i].value];
+    }
+  });
+}
+
 }  // namespace
 
 BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* first_row) {
@@ -356,10 +429,17 @@ BigVector<uint32_t> intern_column(const IdColumn& col, BigVector<uint64_t>* firs
   if (!first_row->empty()) throw std::logic_error("clusterscore: intern_column() appends to none");
   BigVector<uint32_t> out(col.size);
   const size_t parts = workers_for(col.size / (kParallelRows / 2));
-  if (parts < 2 || !few_values(col, weak_hash))
+  int64_t lo = 0;
+  size_t span = 0;
+  if (parts < 2) {
     intern_serial(col, first_row, weak_hash, out.data());
-  else
+  } else if (few_values(col, weak_hash)) {
     intern_parts(col, parts, first_row, weak_hash, out.data());
+  } else if (!col.is_string() && col.valid == nullptr && !dense_range(col, &lo, &span)) {
+    intern_by_hash(col, first_row, out.data());
+  } else {
+    intern_serial(col, first_row, weak_hash, out.data());
+  }
   return out;
 }
 

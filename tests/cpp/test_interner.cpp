@@ -267,6 +267,26 @@ TEST(InternColumn, LongColumnsInPartsEqualOneThread) {
   set_threads(0);
 }
 
+// Integers mostly distinct over more than 2^21 rows (random 64-bit ids) are interned in
+// parts by their hash on every thread: the ids and first rows of a map oracle and of one
+// thread, repeats far apart and in other parts' stretches included.
+TEST(InternColumn, ManyDistinctIntegersByHashEqualOneThreadAndAMap) {
+  using clusterscore::set_threads;
+  std::mt19937_64 rng(37);
+  const size_t n = (size_t(1) << 21) + 4321;
+  std::vector<int64_t> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = i % 5 == 4 ? v[rng() % i] : int64_t(rng());
+  const IdColumn col = cstest::ints(v);
+  set_threads(3);
+  expect_first_seen_ids(col, v, "many distinct, 3 threads");
+  BigVector<uint64_t> first_three, first_one;
+  const BigVector<uint32_t> three = clusterscore::detail::intern_column(col, &first_three);
+  set_threads(1);
+  EXPECT_EQ(clusterscore::detail::intern_column(col, &first_one), three);
+  EXPECT_EQ(first_one, first_three);
+  set_threads(0);
+}
+
 // The join's string hash reads every byte of the id and nothing beyond it, at every
 // length its loads are chosen by (0-3, 4-7, 8-16, more in blocks of 16).
 TEST(HashIdBytes, EveryByteAndOnlyThoseCount) {

@@ -13,7 +13,6 @@
 
 #include "detail/big_vector.h"
 #include "detail/hash.h"
-#include "detail/prefetch.h"
 
 namespace clusterscore::curves_detail {
 
@@ -32,8 +31,6 @@ class FlatIndex {
       if (slots_[i].key == key) return slots_[i].value;
     }
   }
-  // Fetches the line where a lookup of `key` starts.
-  void prefetch(const Key& key) const { detail::prefetch(&slots_[home(key)]); }
   // The key must be absent.
   void insert(const Key& key, uint32_t value) {
     if (2 * ++size_ > slots_.size()) grow();

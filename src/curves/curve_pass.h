@@ -77,22 +77,16 @@ class CurvePass {
   // other's cells move there: each cell moves O(log n) times.
   void merge(uint32_t root, uint32_t other);
   // What merge(root, other) reads, fetched ahead of it in two steps (the pass is bound by
-  // misses at random nodes): far ahead, the roots' records and their nodes' cells (a
-  // single item's); nearer, once those are in cache, their slots and, where one side is a
-  // single item, where its cell's partner is looked for in the other's index.
+  // misses at random nodes): far ahead, the roots' records; nearer, once those are in
+  // cache, their slots.
   void prefetch_far(uint32_t root, uint32_t other) const {
     detail::prefetch(&node_[root]), detail::prefetch(&node_[other]);
-    detail::prefetch(&cells_[root]), detail::prefetch(&cells_[other]);
   }
   void prefetch_near(uint32_t root, uint32_t other) const {
-    const Node &a = node_[root], &b = node_[other];
-    for (const uint32_t at : {a.slot, b.slot})
+    for (const uint32_t r : {root, other}) {
+      const uint32_t at = node_[r].slot;
       if (at != kNone) detail::prefetch(&slots_[at]), detail::prefetch(&slots_[at].sums);
-    // Where a single item's cell would look in the other's cell index.
-    if (a.slot != kNone && b.slot == kNone && b.truth != kNone)
-      cell_index_.prefetch({a.slot, b.truth});
-    if (b.slot != kNone && a.slot == kNone && a.truth != kNone)
-      cell_index_.prefetch({b.slot, a.truth});
+    }
   }
   // Whether the totals hold bounds of some clusters' sums (stale), not their values: the
   // sums of f1 and precision too high, the pair sums' `actual` too low (a cluster's part

@@ -189,7 +189,7 @@ void CurvePass::move_cells(uint32_t from, uint32_t into) {
   const bool indexed = from_slot != kNone;
   if (indexed) {
     // Only `into`'s slot grows here: `from`'s groups stay where they are while they move.
-    const Slot& small = slots_[node_[from].slot];
+    const Slot& small = slots_[from_slot];
     moving = small.cells.head;
     for (const Group& g : small.groups) move_group(g, from, into);
   } else {

@@ -43,8 +43,6 @@ class Components {
   }
   // Fetches x's parent ahead of a find(x): the links come at random over the nodes.
   void prefetch(uint32_t x) const { detail::prefetch(&parent_[x]); }
-  // x's parent, where find(x) goes first (its root, or near it, after path halving).
-  uint32_t parent(uint32_t x) const { return parent_[x]; }
   // Joins the components of roots a and b (a != b) under `into` (a or b).
   void join_under(uint32_t into, uint32_t other) { parent_[other] = into; }
 

@@ -353,12 +353,11 @@ void intern_parts(const IdColumn& col, size_t parts, BigVector<uint64_t>* first_
 // a few hundred times smaller than one for the column, which stays in a core's cache; then
 // the values numbered by their first rows (a set bit per first row, counted). The ids and
 // first rows of intern_serial(), whose one table outgrows the caches and misses them on
-// nearly every row; 16 bytes a row while it works. `first_row` must be empty.
+// nearly every row; 20 bytes a row while it works. `first_row` must be empty.
 constexpr int kHashPartBits = 8;
 void intern_by_hash(const IdColumn& col, BigVector<uint64_t>* first_row, uint32_t* const out) {
   struct Entry {
-    uint64_t value;  // the id, then its number among its part's values
-    uint64_t row;
+    uint64_t value, row;
   };
   const size_t n = col.size, parts = size_t(1) << kHashPartBits;
   // The low bits of the hash: the tables index slots by its top bits (dense_ids.h).
@@ -376,21 +375,13 @@ void intern_by_hash(const IdColumn& col, BigVector<uint64_t>* first_row, uint32_
       put(part(col.ints[r]), Entry{uint64_t(col.ints[r]), r});
   });
   std::vector<BigVector<uint64_t>> firsts(parts);  // per part, its values' first rows
+  BigVector<uint32_t> local(n);  // per entry, its value's number among its part's values
   parallel_for(parts, [&](size_t, size_t p) {
     const size_t begin = placed.start[p], end = placed.start[p + 1];
     Interner interner(false, (end - begin) / 2 + 16);
-    Interner::KeyView view = interner.key_view();  // as in intern_keys()
-    for (size_t i = begin; i < end; ++i) {
-      poll_every(i);
-      if (i + kInternAhead < end) view.prefetch(by_part[i + kInternAhead].value);
-      uint32_t id = view.find(by_part[i].value);
-      if (id == kNone) {
-        id = interner.insert_key(by_part[i].value).first;
-        firsts[p].push_back(by_part[i].row);
-        view = interner.key_view();
-      }
-      by_part[i].value = id;
-    }
+    intern_keys(end - begin, &interner, &firsts[p], local.data() + begin,
+                [&](size_t k) { return by_part[begin + k].value; });
+    for (uint64_t& first : firsts[p]) first = by_part[begin + first].row;  // entry → row
   });
   // A value's id: how many first rows come before its own.
   BigVector<uint64_t> is_first((n + 63) / 64, 0);
@@ -417,7 +408,7 @@ void intern_by_hash(const IdColumn& col, BigVector<uint64_t>* first_row, uint32_
     }
     for (size_t i = placed.start[p]; i < placed.start[p + 1]; ++i) {
       poll_every(i);
-      out[by_part[i].row] = id[by_part[i].value];
+      out[by_part[i].row] = id[local[i]];
     }
   });
 }
